@@ -1,0 +1,270 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// This file holds the small JSON toolkit the wire types are built on. The
+// types keep every field they do not model as raw bytes, in the order it
+// arrived, so an object read from a real kube-apiserver and written back is
+// unchanged. encoding/json cannot do that (a map loses order), so we walk the
+// top level of an object ourselves and hand each member's bytes on untouched.
+
+// errSyntax is wrapped by every scanning error so callers can test for it.
+var errSyntax = errors.New("invalid JSON")
+
+// eachMember calls fn for every member of the JSON object in data, in order,
+// with the decoded key and the raw bytes of the value (whitespace trimmed).
+func eachMember(data []byte, fn func(key string, val []byte) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return fmt.Errorf("%w: expected an object", errSyntax)
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		if j := skipSpace(data, i+1); j != len(data) {
+			return fmt.Errorf("%w: data after the object", errSyntax)
+		}
+		return nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return fmt.Errorf("%w: expected a member name at offset %d", errSyntax, i)
+		}
+		end, err := skipValue(data, i)
+		if err != nil {
+			return err
+		}
+		key, err := unquote(data[i:end])
+		if err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return fmt.Errorf("%w: expected ':' after %q", errSyntax, key)
+		}
+		i = skipSpace(data, i+1)
+		end, err = skipValue(data, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, data[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return fmt.Errorf("%w: unexpected end of object", errSyntax)
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			if j := skipSpace(data, i+1); j != len(data) {
+				return fmt.Errorf("%w: data after the object", errSyntax)
+			}
+			return nil
+		default:
+			return fmt.Errorf("%w: expected ',' or '}' at offset %d", errSyntax, i)
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 1000
+
+// skipValue returns the offset just past the JSON value starting at data[i].
+// It checks structure (brackets, strings, literals) but leaves full number
+// and escape validation to whoever decodes the value.
+func skipValue(data []byte, i int) (int, error) { return skipNested(data, i, 0) }
+
+func skipNested(data []byte, i, depth int) (int, error) {
+	if i >= len(data) {
+		return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+	}
+	switch c := data[i]; {
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return 0, fmt.Errorf("%w: nested too deeply", errSyntax)
+		}
+		return skipContainer(data, i, depth+1)
+	case c == '"':
+		return skipString(data, i)
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i + 1
+		for j < len(data) && isNumberByte(data[j]) {
+			j++
+		}
+		return j, nil
+	case c == 't' && hasLiteral(data, i, "true"):
+		return i + 4, nil
+	case c == 'f' && hasLiteral(data, i, "false"):
+		return i + 5, nil
+	case c == 'n' && hasLiteral(data, i, "null"):
+		return i + 4, nil
+	default:
+		return 0, fmt.Errorf("%w: unexpected %q at offset %d", errSyntax, c, i)
+	}
+}
+
+// skipContainer skips an object or array whose opening bracket is data[i].
+func skipContainer(data []byte, i, depth int) (int, error) {
+	isObject := data[i] == '{'
+	closing := byte(']')
+	if isObject {
+		closing = '}'
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == closing {
+		return i + 1, nil
+	}
+	for {
+		if isObject {
+			if i >= len(data) || data[i] != '"' {
+				return 0, fmt.Errorf("%w: expected a member name at offset %d", errSyntax, i)
+			}
+			j, err := skipString(data, i)
+			if err != nil {
+				return 0, err
+			}
+			i = skipSpace(data, j)
+			if i >= len(data) || data[i] != ':' {
+				return 0, fmt.Errorf("%w: expected ':' at offset %d", errSyntax, i)
+			}
+			i = skipSpace(data, i+1)
+		}
+		j, err := skipNested(data, i, depth)
+		if err != nil {
+			return 0, err
+		}
+		i = skipSpace(data, j)
+		if i >= len(data) {
+			return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case closing:
+			return i + 1, nil
+		default:
+			return 0, fmt.Errorf("%w: expected ',' or %q at offset %d", errSyntax, closing, i)
+		}
+	}
+}
+
+func isNumberByte(c byte) bool {
+	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
+
+func hasLiteral(data []byte, i int, lit string) bool {
+	return len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit
+}
+
+func skipString(data []byte, i int) (int, error) {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unterminated string", errSyntax)
+}
+
+// unquote decodes a JSON string. The common case, no escapes, is a plain
+// conversion; anything else goes through encoding/json.
+func unquote(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", fmt.Errorf("%w: expected a string, got %.20q", errSyntax, raw)
+	}
+	inner := raw[1 : len(raw)-1]
+	simple := true
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return string(inner), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%w: %w", errSyntax, err)
+	}
+	return s, nil
+}
+
+func isNull(raw []byte) bool { return string(raw) == "null" }
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string, escaped exactly as encoding/json
+// escapes it (including <, > and & as \u003c, \u003e, \u0026), so our output
+// matches what a Go-based kube-apiserver writes.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
