@@ -1,0 +1,147 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
+)
+
+// The first article (../shared/seeds/000_94a8a948032fb61b.txt), replayed
+// against a server whose watches end after two events, the way a real
+// server's timeout ends them after 30-60 minutes. (The same story against
+// our apiserver over real sockets lives in the integration tests.)
+
+// timingOutServer serves a history of events, two per watch, from the
+// requested resourceVersion, then ends the response.
+func timingOutServer(t *testing.T, history []api.Event) (srvURL string, requests func() []string, stop func()) {
+	var mu sync.Mutex
+	var rvs []string
+	srv := newScriptedServer(t, func(s stream, r *http.Request) {
+		from := r.URL.Query().Get("resourceVersion")
+		mu.Lock()
+		rvs = append(rvs, from)
+		mu.Unlock()
+		n, _ := strconv.Atoi(from)
+		sent := 0
+		for _, ev := range history {
+			if rv, _ := strconv.Atoi(ev.Object.Metadata.ResourceVersion); rv > n && sent < 2 {
+				s.Send(eventLine(t, ev))
+				sent++
+			}
+		}
+		if sent == 0 {
+			s.Stall()
+		}
+	})
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), rvs...)
+	}, srv.Close
+}
+
+func articleHistory() []api.Event {
+	var h []api.Event
+	for rv := 11; rv <= 16; rv++ {
+		h = append(h, cm(api.Modified, "demo", strconv.Itoa(rv)))
+	}
+	return h
+}
+
+// Version 1: `if !ok { return }`. The loop sees the first watch's events
+// and then returns for good: everything after the server's timeout is
+// missed.
+func TestArticleNaiveLoopStopsAtServerTimeout(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk TransportKind) {
+		host, _, stop := timingOutServer(t, articleHistory())
+		defer stop()
+		c, err := New(Config{Host: host, Transport: tk})
+		require.NoError(t, err)
+		w, err := c.Resource(configMaps).Namespace("ns").Watch(context.Background(), api.ListOptions{ResourceVersion: "10"})
+		require.NoError(t, err)
+		defer w.Stop()
+
+		seen := 0
+		for {
+			_, ok := <-w.ResultChan()
+			if !ok {
+				break // "Watcher channel closed", and the handler is gone
+			}
+			seen++
+		}
+		assert.Equal(t, 2, seen, "only the first watch's events; four were missed")
+	})
+}
+
+// Version 2: `if !ok { continue }`. Receiving from a closed channel never
+// blocks, so the loop spins: it "receives" zero events as fast as the CPU
+// allows, logging "Watcher channel closed" each time, and still gets
+// nothing new.
+func TestArticleContinueLoopSpins(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk TransportKind) {
+		host, _, stop := timingOutServer(t, articleHistory())
+		defer stop()
+		c, err := New(Config{Host: host, Transport: tk})
+		require.NoError(t, err)
+		w, err := c.Resource(configMaps).Namespace("ns").Watch(context.Background(), api.ListOptions{ResourceVersion: "10"})
+		require.NoError(t, err)
+		defer w.Stop()
+
+		seen, closedReceives := 0, 0
+		var window <-chan time.Time
+		for spinning := true; spinning; {
+			select {
+			case _, ok := <-w.ResultChan():
+				if !ok {
+					if window == nil {
+						// Count iterations for a bounded 50 ms.
+						window = time.After(50 * time.Millisecond)
+					}
+					closedReceives++ // log.Errorf("Watcher channel closed")
+					continue
+				}
+				seen++
+			case <-window:
+				spinning = false
+			}
+		}
+		assert.Equal(t, 2, seen)
+		assert.Greater(t, closedReceives, 1000, "the loop explodes into a busy spin")
+		t.Logf("%d receives from a closed channel in 50ms", closedReceives)
+	})
+}
+
+// The fix: on a closed channel, watch again from the last resourceVersion
+// seen. Every event arrives once, across every server timeout.
+func TestArticleReWatchLoopSeesEverything(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk TransportKind) {
+		history := articleHistory()
+		host, requests, stop := timingOutServer(t, history)
+		defer stop()
+		c, err := New(Config{Host: host, Transport: tk})
+		require.NoError(t, err)
+		cms := c.Resource(configMaps).Namespace("ns")
+
+		lastRV := "10"
+		var got []api.Event
+		for len(got) < len(history) {
+			w, err := cms.Watch(context.Background(), api.ListOptions{ResourceVersion: lastRV, AllowWatchBookmarks: true})
+			require.NoError(t, err)
+			for ev := range w.ResultChan() {
+				got = append(got, ev)
+				lastRV = ev.Object.Metadata.ResourceVersion
+			}
+			w.Stop()
+		}
+		assert.Equal(t, history, got)
+		assert.Equal(t, []string{"10", "12", "14"}, requests(), "three watches, each from where the last ended")
+	})
+}

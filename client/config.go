@@ -1,0 +1,167 @@
+package client
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"listwatch/narrate"
+)
+
+// Version is this client's version, sent in the default User-Agent.
+const Version = "v0.1.0"
+
+// DefaultUserAgent is sent when Config.UserAgent is empty. The server takes
+// the part before the first "/" as the field manager of what we write, so
+// objects we create show manager "listwatch".
+const DefaultUserAgent = "listwatch/" + Version
+
+// TransportKind chooses how a watch travels. Every other request is plain
+// HTTP either way.
+type TransportKind int
+
+const (
+	// TransportHTTP streams a watch as one long chunked HTTP response (the
+	// default, and what client-go does).
+	TransportHTTP TransportKind = iota
+	// TransportWebSocket upgrades the watch request to a websocket; each
+	// event then arrives as one text message. Browsers and some proxies
+	// can only watch this way.
+	TransportWebSocket
+)
+
+// String names the transport for logs.
+func (k TransportKind) String() string {
+	switch k {
+	case TransportHTTP:
+		return "http"
+	case TransportWebSocket:
+		return "websocket"
+	}
+	return fmt.Sprintf("TransportKind(%d)", int(k))
+}
+
+// Config says where the API server is and how to talk to it, the part of
+// client-go's rest.Config that list-watch needs.
+type Config struct {
+	// Host is the server's base URL: "http://127.0.0.1:8001" (kubectl
+	// proxy, or our apiserver) or "https://10.0.0.1:6443". Without a
+	// scheme it is http, or https when CAFile or Insecure is set. A path
+	// (a proxy's prefix) is kept in front of every request path.
+	Host string
+	// BearerToken, if set, is sent as "Authorization: Bearer <token>".
+	BearerToken string
+	// CAFile is a PEM file of certificate authorities to trust for https.
+	CAFile string
+	// Insecure skips verifying the server's certificate. For local tests
+	// only.
+	Insecure bool
+	// UserAgent defaults to DefaultUserAgent.
+	UserAgent string
+	// Transport chooses how watches travel; the zero value is chunked HTTP.
+	Transport TransportKind
+	// HTTPClient, if set, sends the HTTP requests as it is (its transport,
+	// TLS settings and timeouts; a Timeout would also cut long watches).
+	// Websocket watches dial their own connections with the TLS settings
+	// above.
+	HTTPClient *http.Client
+	// Tracer narrates requests and watches; nil is silent.
+	Tracer *narrate.Tracer
+	// IdleWatchTimeout, if positive, ends a watch that has received no
+	// bytes at all for this long, as if the connection had dropped. It is
+	// how a client notices a half-open connection (the server or a NAT in
+	// between forgot it, and no RST ever arrives), which otherwise looks
+	// exactly like a quiet watch and hangs forever. Pick it well above
+	// the server's bookmark period (about a minute on Kubernetes) so a
+	// quiet but healthy watch is not cut. Zero turns it off.
+	IdleWatchTimeout time.Duration
+}
+
+// Client sends requests to one API server. It is safe for concurrent use;
+// make one and share it.
+type Client struct {
+	base       *url.URL
+	httpClient *http.Client
+	tlsConfig  *tls.Config
+	userAgent  string
+	token      string
+	transport  TransportKind
+	idle       time.Duration
+	tr         *narrate.Tracer
+}
+
+// New checks cfg and returns a Client. Nothing is sent until a request is
+// made.
+func New(cfg Config) (*Client, error) {
+	host := strings.TrimSpace(cfg.Host)
+	if host == "" {
+		return nil, fmt.Errorf("client: Config.Host is empty")
+	}
+	if !strings.Contains(host, "://") {
+		scheme := "http://"
+		if cfg.CAFile != "" || cfg.Insecure {
+			scheme = "https://"
+		}
+		host = scheme + host
+	}
+	base, err := url.Parse(host)
+	if err != nil {
+		return nil, fmt.Errorf("client: Config.Host %q: %w", cfg.Host, err)
+	}
+	if base.Scheme != "http" && base.Scheme != "https" {
+		return nil, fmt.Errorf("client: Config.Host %q: scheme must be http or https", cfg.Host)
+	}
+	if base.Host == "" {
+		return nil, fmt.Errorf("client: Config.Host %q has no host", cfg.Host)
+	}
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	base.RawQuery, base.Fragment = "", ""
+
+	if cfg.Transport != TransportHTTP && cfg.Transport != TransportWebSocket {
+		return nil, fmt.Errorf("client: unknown Config.Transport %v", cfg.Transport)
+	}
+	if cfg.IdleWatchTimeout < 0 {
+		return nil, fmt.Errorf("client: Config.IdleWatchTimeout %v is negative", cfg.IdleWatchTimeout)
+	}
+
+	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in, for local tests
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("client: reading CAFile: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("client: CAFile %s holds no PEM certificate", cfg.CAFile)
+		}
+		tlsConfig.RootCAs = pool
+	}
+
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = tlsConfig
+		// No Client.Timeout: it would cut every watch. Each call is
+		// bounded by its context instead.
+		httpClient = &http.Client{Transport: t}
+	}
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	return &Client{
+		base:       base,
+		httpClient: httpClient,
+		tlsConfig:  tlsConfig,
+		userAgent:  ua,
+		token:      cfg.BearerToken,
+		transport:  cfg.Transport,
+		idle:       cfg.IdleWatchTimeout,
+		tr:         cfg.Tracer,
+	}, nil
+}
