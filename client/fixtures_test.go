@@ -27,7 +27,7 @@ func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixturesDir, name))
 	if os.IsNotExist(err) {
-		t.Skipf("fixtures not available: %v", err)
+		t.Fatalf("fixtures not available (CI clones ../shared beside the repo): %v", err)
 	}
 	require.NoError(t, err)
 	return b
@@ -38,7 +38,7 @@ func fixtureNames(t *testing.T, pattern string) []string {
 	names, err := filepath.Glob(filepath.Join(fixturesDir, pattern))
 	require.NoError(t, err)
 	if len(names) == 0 {
-		t.Skipf("no fixtures match %s", pattern)
+		t.Fatalf("no fixtures match %s", pattern)
 	}
 	for i, n := range names {
 		names[i] = filepath.Base(n)
