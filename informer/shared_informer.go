@@ -1,0 +1,457 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"listwatch/api"
+	"listwatch/fifo"
+	"listwatch/internal/clock"
+	"listwatch/narrate"
+	"listwatch/reflector"
+)
+
+// SharedIndexInformer keeps an indexed local cache of one resource and
+// tells any number of handlers about every change (client-go's
+// sharedIndexInformer in tools/cache/shared_informer.go).
+//
+// Inside, at Run: a Reflector lists and watches the server and writes
+// deltas into a queue; a process loop pops them and hands them to
+// HandleDeltas, which first updates the Indexer and then gives each
+// handler's listener a notification:
+//
+//	Reflector ──► queue (RealFIFO or DeltaFIFO) ──Pop──► handleDeltas ──► Indexer
+//	                                                          └──► sharedProcessor ──► listener ──► handler
+//
+// One informer per resource is meant to be shared by every part of a
+// program that needs it (see Factory): one watch, one cache, many handlers.
+type SharedIndexInformer struct {
+	lw        reflector.ListerWatcher
+	opts      Options
+	name      string
+	indexer   *Indexer
+	processor *sharedProcessor
+	clock     clock.Clock
+	tr        *narrate.Tracer
+
+	// synced is closed once the queue has delivered the first list.
+	synced     chan struct{}
+	syncedOnce sync.Once
+
+	// mu guards the lifecycle and configuration below.
+	mu                sync.Mutex
+	started, stopped  bool
+	resyncCheckPeriod time.Duration
+	watchErrorHandler func(*reflector.Reflector, error)
+	reflector         *reflector.Reflector
+	handlerSeq        int
+
+	// blockDeltas is held while deltas are processed, and while a late
+	// handler is handed the cache, so it sees every object exactly once:
+	// either in its synthetic adds or as a later notification.
+	blockDeltas sync.Mutex
+}
+
+// NewSharedIndexInformer returns an informer for what lw lists and
+// watches. It does nothing until Run.
+func NewSharedIndexInformer(lw reflector.ListerWatcher, opts Options) (*SharedIndexInformer, error) {
+	if lw == nil {
+		return nil, errors.New("informer: nil ListerWatcher")
+	}
+	switch opts.Queue {
+	case "", RealFIFO, DeltaFIFO:
+	default:
+		return nil, fmt.Errorf("informer: unknown queue kind %q (want %q or %q)", opts.Queue, RealFIFO, DeltaFIFO)
+	}
+	for name, fn := range opts.Indexers {
+		if fn == nil {
+			return nil, fmt.Errorf("informer: index %q has a nil IndexFunc", name)
+		}
+	}
+	if opts.ResyncPeriod < 0 {
+		return nil, fmt.Errorf("informer: negative resync period %v", opts.ResyncPeriod)
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	name := opts.Reflector.Name
+	if name == "" {
+		name = "informer"
+	}
+	return &SharedIndexInformer{
+		lw:                lw,
+		opts:              opts,
+		name:              name,
+		indexer:           NewIndexer(opts.Indexers, opts.Tracer),
+		processor:         newSharedProcessor(opts.Clock, opts.Tracer),
+		clock:             opts.Clock,
+		tr:                opts.Tracer,
+		synced:            make(chan struct{}),
+		resyncCheckPeriod: opts.ResyncPeriod,
+	}, nil
+}
+
+// Run starts the informer and blocks until ctx is done; by then every
+// goroutine it started has ended (a handler call in progress is waited
+// for). An informer runs once: a second Run returns at once.
+func (s *SharedIndexInformer) Run(ctx context.Context) {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		s.tr.Printf(narrate.Processor, "%s: Run called again; an informer runs once", s.name)
+		return
+	}
+	q := s.newQueue()
+	ropts := s.opts.Reflector
+	ropts.ResyncPeriod = s.resyncCheckPeriod
+	ropts.ShouldResync = s.processor.shouldResync
+	ropts.Clock = s.clock
+	ropts.Tracer = s.tr
+	r := reflector.New(s.lw, &queueFeeder{s: s, q: q}, ropts)
+	if s.watchErrorHandler != nil {
+		r.SetWatchErrorHandler(s.watchErrorHandler)
+	}
+	s.reflector = r
+	s.started = true
+	s.mu.Unlock()
+
+	// The processor gets its own context and stops strictly after the
+	// controller, so no notification is ever sent to a stopped listener.
+	procCtx, stopProcessor := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { s.processor.run(procCtx) })
+	defer func() {
+		s.mu.Lock()
+		s.stopped = true // no handler may join from now on
+		s.mu.Unlock()
+		stopProcessor()
+		wg.Wait()
+	}()
+	s.runController(ctx, r, q)
+}
+
+// runController is client-go's controller.Run: the Reflector fills the
+// queue in one goroutine while this one pops it.
+func (s *SharedIndexInformer) runController(ctx context.Context, r *reflector.Reflector, q fifo.Queue) {
+	var wg sync.WaitGroup
+	wg.Go(func() { r.Run(ctx) })
+	defer wg.Wait()
+	defer q.Close()
+	for {
+		err := q.Pop(ctx, s.handleDeltas)
+		s.checkSynced(q)
+		switch {
+		case err == nil:
+		case errors.Is(err, fifo.ErrClosed) || ctx.Err() != nil:
+			return
+		default:
+			s.tr.Printf(narrate.Indexer, "%s: processing deltas: %v", s.name, err)
+		}
+	}
+}
+
+func (s *SharedIndexInformer) newQueue() fifo.Queue {
+	qopts := fifo.Options{KnownObjects: s.indexer, Tracer: s.tr}
+	if s.opts.NewQueue != nil {
+		if q := s.opts.NewQueue(qopts); q != nil {
+			return q
+		}
+		s.tr.Printf(narrate.Processor, "%s: NewQueue returned nil; using a RealFIFO", s.name)
+	}
+	if s.opts.Queue == DeltaFIFO {
+		return fifo.NewDeltaFIFO(qopts)
+	}
+	return fifo.NewRealFIFO(qopts)
+}
+
+// checkSynced closes synced once the queue says the first list is through.
+func (s *SharedIndexInformer) checkSynced(q fifo.Queue) {
+	if q.HasSynced() {
+		s.syncedOnce.Do(func() {
+			close(s.synced)
+			s.tr.Printf(narrate.Processor, "%s: synced (%d cached)", s.name, s.indexer.Len())
+		})
+	}
+}
+
+// handleDeltas is client-go's HandleDeltas/processDeltas: for each delta,
+// oldest first, update the Indexer, then notify the handlers.
+func (s *SharedIndexInformer) handleDeltas(deltas fifo.Deltas, isInInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	var errs []error
+	for _, d := range deltas {
+		switch d.Type {
+		case fifo.Sync, fifo.Replaced, fifo.Added, fifo.Updated:
+			obj, ok := d.Object.(*api.Object)
+			if !ok || obj == nil {
+				errs = append(errs, fmt.Errorf("informer: %s delta carries %T, not an object", d.Type, d.Object))
+				continue
+			}
+			if old, exists := s.indexer.Get(obj); exists {
+				if err := s.indexer.Update(obj); err != nil {
+					errs = append(errs, err) // still cached; tell the handlers
+				}
+				// Same resourceVersion: nothing changed, this is a resync
+				// (or a re-list re-delivering it), and only handlers due
+				// for a resync want it.
+				isSync := old.Metadata.ResourceVersion == obj.Metadata.ResourceVersion
+				s.processor.distribute(notification{kind: updateNotification, oldObj: old, newObj: obj}, isSync)
+			} else {
+				if err := s.indexer.Add(obj); err != nil {
+					errs = append(errs, err)
+				}
+				s.processor.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
+			}
+		case fifo.Deleted:
+			switch o := d.Object.(type) {
+			case *api.Object:
+				if err := s.indexer.Delete(o); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+			case fifo.DeletedFinalStateUnknown:
+				s.indexer.deleteKey(o.Key)
+			default:
+				errs = append(errs, fmt.Errorf("informer: Deleted delta carries %T", d.Object))
+				continue
+			}
+			s.processor.distribute(notification{kind: deleteNotification, deleted: d.Object}, false)
+		default:
+			errs = append(errs, fmt.Errorf("informer: unknown delta type %q", d.Type))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// AddEventHandler registers h with the informer's default resync period.
+// A handler added after Run first receives a synthetic OnAdd (with
+// isInInitialList true) for every object already cached.
+func (s *SharedIndexInformer) AddEventHandler(h ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(h, HandlerOptions{})
+}
+
+// AddEventHandlerWithResyncPeriod registers h with its own resync period.
+func (s *SharedIndexInformer) AddEventHandlerWithResyncPeriod(h ResourceEventHandler, resync time.Duration) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(h, HandlerOptions{ResyncPeriod: &resync})
+}
+
+// AddEventHandlerWithOptions registers h. Resync periods follow client-go:
+// at least one second; if the informer was built without a resync period
+// no handler gets resyncs; a handler added before Run with a shorter
+// period than the others makes the informer check that often; one added
+// after Run gets at least the informer's check period.
+func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error) {
+	if h == nil {
+		return nil, errors.New("informer: nil handler")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil, fmt.Errorf("informer %s: handler not added, the informer has stopped", s.name)
+	}
+	resync := s.opts.ResyncPeriod
+	if opts.ResyncPeriod != nil {
+		resync = *opts.ResyncPeriod
+	}
+	if resync > 0 {
+		resync = max(resync, minimumResyncPeriod)
+		if resync < s.resyncCheckPeriod {
+			if s.started {
+				resync = s.resyncCheckPeriod
+			} else {
+				s.resyncCheckPeriod = resync
+				s.processor.resyncCheckPeriodChanged(s.effectiveResync)
+			}
+		}
+	}
+	s.handlerSeq++
+	name := opts.Name
+	if name == "" {
+		name = fmt.Sprintf("handler-%d", s.handlerSeq)
+	}
+	l := newProcessorListener(name, h, resync, s.effectiveResync(resync), s.clock.Now(), s.synced, s.tr)
+	if !s.started {
+		s.processor.addListener(l)
+		return l, nil
+	}
+
+	// Joining a running informer: stop the deltas, hand the newcomer the
+	// whole cache as adds, then let the deltas flow again.
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	items := s.indexer.List()
+	for range items {
+		l.sync.start() // counted before watchSynced can possibly run
+	}
+	processorRunning := s.processor.addListener(l)
+	for _, obj := range items {
+		l.pending.Add(1)
+		l.addCh <- notification{kind: addNotification, newObj: obj, isInInitialList: true}
+	}
+	if processorRunning {
+		s.processor.startWatchSynced(l)
+	}
+	s.tr.Printf(narrate.Processor, "%s: handler %s joined late: %d synthetic adds", s.name, name, len(items))
+	return l, nil
+}
+
+// effectiveResync is client-go's determineResyncPeriod.
+func (s *SharedIndexInformer) effectiveResync(requested time.Duration) time.Duration {
+	switch {
+	case requested == 0 || s.resyncCheckPeriod == 0:
+		return 0
+	case requested < s.resyncCheckPeriod:
+		return s.resyncCheckPeriod
+	default:
+		return requested
+	}
+}
+
+// RemoveEventHandler unregisters a handler. Notifications still waiting
+// for it are dropped; a call in progress finishes. Removing twice is fine.
+func (s *SharedIndexInformer) RemoveEventHandler(reg ResourceEventHandlerRegistration) error {
+	l, ok := reg.(*processorListener)
+	if !ok {
+		return fmt.Errorf("informer: %T is not a registration from this package", reg)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	s.processor.removeListener(l)
+	return nil
+}
+
+// HasSynced is true once the first list has been delivered to the cache.
+func (s *SharedIndexInformer) HasSynced() bool {
+	select {
+	case <-s.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced is closed when HasSynced turns true.
+func (s *SharedIndexInformer) Synced() <-chan struct{} { return s.synced }
+
+// GetIndexer returns the cache.
+func (s *SharedIndexInformer) GetIndexer() *Indexer { return s.indexer }
+
+// GetStore returns the cache; the same as GetIndexer.
+func (s *SharedIndexInformer) GetStore() *Indexer { return s.indexer }
+
+// AddIndexers adds indexes; refused once the cache holds objects.
+func (s *SharedIndexInformer) AddIndexers(indexers Indexers) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return fmt.Errorf("informer %s: indexers not added, the informer has stopped", s.name)
+	}
+	return s.indexer.AddIndexers(indexers)
+}
+
+// SetWatchErrorHandler installs the Reflector's error handler (see
+// reflector.Reflector.SetWatchErrorHandler). Only before Run.
+func (s *SharedIndexInformer) SetWatchErrorHandler(h func(r *reflector.Reflector, err error)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return fmt.Errorf("informer %s: already started", s.name)
+	}
+	s.watchErrorHandler = h
+	return nil
+}
+
+// LastSyncResourceVersion is the Reflector's; "" before Run.
+func (s *SharedIndexInformer) LastSyncResourceVersion() string {
+	s.mu.Lock()
+	r := s.reflector
+	s.mu.Unlock()
+	if r == nil {
+		return ""
+	}
+	return r.LastSyncResourceVersion()
+}
+
+// Backlog returns, for each registered handler by name, how many
+// notifications wait for it. client-go has no such gauge; it is here so a
+// slow handler's growing backlog can be seen.
+func (s *SharedIndexInformer) Backlog() map[string]int { return s.processor.backlog() }
+
+// HasStarted reports whether Run was called.
+func (s *SharedIndexInformer) HasStarted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
+}
+
+// IsStopped reports whether Run has returned (or is returning).
+func (s *SharedIndexInformer) IsStopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+// queueFeeder is the Store the Reflector writes to: the queue, with the
+// transform applied first and the informer told when the queue has synced.
+type queueFeeder struct {
+	s *SharedIndexInformer
+	q fifo.Queue
+}
+
+func (f *queueFeeder) Add(obj *api.Object) error {
+	o, err := f.s.transform(obj)
+	return errors.Join(err, f.q.Add(o))
+}
+
+func (f *queueFeeder) Update(obj *api.Object) error {
+	o, err := f.s.transform(obj)
+	return errors.Join(err, f.q.Update(o))
+}
+
+func (f *queueFeeder) Delete(obj *api.Object) error {
+	o, err := f.s.transform(obj)
+	return errors.Join(err, f.q.Delete(o))
+}
+
+func (f *queueFeeder) Replace(list []*api.Object, rv string) error {
+	var errs []error
+	out := list
+	if f.s.opts.Transform != nil {
+		out = make([]*api.Object, len(list))
+		for i, obj := range list {
+			var err error
+			out[i], err = f.s.transform(obj)
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, f.q.Replace(out, rv))
+	// An empty first list syncs the queue with nothing to pop.
+	f.s.checkSynced(f.q)
+	return errors.Join(errs...)
+}
+
+func (f *queueFeeder) Resync() error { return f.q.Resync() }
+
+// transform applies Options.Transform. If it fails, the object goes on as
+// received (nothing is lost) and the error is returned, so the Reflector
+// reports it.
+func (s *SharedIndexInformer) transform(obj *api.Object) (*api.Object, error) {
+	if s.opts.Transform == nil || obj == nil {
+		return obj, nil
+	}
+	key := obj.Key()
+	out, err := s.opts.Transform(obj)
+	if err != nil {
+		return obj, fmt.Errorf("informer %s: transform of %s failed, kept as received: %w", s.name, key, err)
+	}
+	if out == nil {
+		return obj, fmt.Errorf("informer %s: transform of %s returned nil, kept as received", s.name, key)
+	}
+	return out, nil
+}
