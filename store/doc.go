@@ -1,0 +1,72 @@
+// Package store is listwatch's etcd: a versioned, in-memory key-value store
+// of objects that can list a key prefix at a revision and watch it for
+// changes.
+//
+// # Where it sits
+//
+// It is the bottom of the server half of the data flow:
+//
+//	store  →  apiserver/cacher (one Watch per resource)  →  apiserver HTTP  →  client …
+//
+// The apiserver writes through Create, Update, GuaranteedUpdate and Delete
+// on every request; its watch cache lists each resource prefix once and then
+// holds one Watch on it, fanning the events out to every client. In
+// Kubernetes the same place is held by etcd together with the apiserver's
+// etcd3 storage layer, which is what this package mirrors:
+//
+//   - etcd's MVCC store and watch (one global revision, a key index, a
+//     compacted history, watchers that catch up from history before they
+//     are fed live, "required revision has been compacted");
+//   - k8s.io/apiserver/pkg/storage/etcd3: store.go (Create, Get, GetList,
+//     GuaranteedUpdate with its retry-on-conflict loop and no-op detection,
+//     Delete with preconditions) and watcher.go, whose
+//     watchChan.startWatching opens an etcd watch at initialRev+1 with the
+//     previous key-value, and turns a delete into a DELETED event whose
+//     object is the last state stamped with the delete's revision.
+//
+// The article ../shared/seeds/003_5d4cca634634dc63.txt ("client-go list &
+// watch 原理", section "Watcher对象") walks that path in the real code: the
+// etcd3 store's Watch builds a watchChan and startWatching calls the etcd
+// client's Watch; the apiserver is a proxy for an etcd watch stream.
+//
+// # Revisions and resourceVersions
+//
+// Every write (create, update, delete) makes the next revision of the
+// whole store, whatever key it touches. A new store is at revision 1 and the
+// first write gets revision 2: revisions start above zero because
+// Kubernetes reads resourceVersion "0" as "any state you have", so no real
+// state may be at 0.
+//
+// An object's metadata.resourceVersion is nothing but the decimal string of
+// the revision that last wrote it, and a list's resourceVersion is the
+// revision it was read at. That is why "watch from the list's
+// resourceVersion" loses nothing: the watch delivers every revision after
+// it. It is also why the store, not the caller, sets resourceVersion, and
+// with it uid (a random UUID v4) and creationTimestamp (Options.Now, second
+// precision, UTC): a caller cannot forge them, and Update keeps uid and
+// creationTimestamp from the stored object.
+//
+// # History and compaction
+//
+// The store keeps the last Options.HistoryLimit events. Watch replays from
+// them, and List at a past revision undoes them (that is how a paged list
+// reads every page at the revision of the first). Older events are compacted
+// automatically, or on demand with Compact; a list or watch that needs them
+// fails with a *CompactedError, which the apiserver maps to 410 "too old
+// resource version".
+//
+// # Watchers never hold up writers
+//
+// A live watcher has a buffered channel of Options.WatchBuffer events, and a
+// writer queues each event with a non-blocking send. A watcher whose buffer
+// is full is ended with ErrWatcherTooSlow (its channel is closed after the
+// events already queued; Err says why); the writer and the other watchers go
+// on. The reader can watch again from the last revision it saw.
+//
+// # Sharing
+//
+// Objects are deep-copied on the way in. Objects handed out (by Create,
+// Get, List, Update, Delete and in watch events) are shared by every reader
+// and by the history: treat them as read-only, and DeepCopy one before
+// changing it. This keeps a write at one copy however many watchers see it.
+package store
