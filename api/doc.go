@@ -16,10 +16,25 @@
 //   - Event mirrors meta/v1/watch.go WatchEvent and pkg/watch.Event.
 //   - Status and the New*/Is* functions mirror meta/v1 Status and
 //     k8s.io/apimachinery/pkg/api/errors.
-//   - LabelSelector mirrors pkg/labels, FieldSelector mirrors pkg/fields.
+//   - FieldInvalid, FieldRequired, ... build the causes of a 422 as
+//     pkg/util/validation/field does; IsDNS1123Subdomain, IsQualifiedName and
+//     IsValidLabelValue are pkg/util/validation's checks, same words.
+//   - ErrorToStatus mirrors the apiserver's responsewriters.ErrorToAPIStatus,
+//     and ParseResourceVersion its APIObjectVersioner.ParseResourceVersion.
+//   - LabelSelector mirrors pkg/labels, FieldSelector mirrors pkg/fields:
+//     same grammar, same canonical String, same error messages.
 //   - ListOptions mirrors meta/v1 ListOptions (the list and watch query).
 //
 // The JSON shapes are checked byte for byte against recordings of a real
-// kube-apiserver v1.32 (see ../shared/fixtures), because real clients branch
-// on exact reason strings and messages.
+// kube-apiserver v1.32 (copies in testdata/fixtures, originals in
+// ../shared/fixtures), because real clients branch on exact reason strings
+// and messages: every recorded object, list, Status and watch event decodes
+// and encodes back to the same bytes, and every recorded error is rebuilt
+// by a constructor. The selector parsers were compared with Kubernetes'
+// own on hand-picked and fuzzed input.
+//
+// Decoding never panics. Bad input gives an error wrapping ErrInvalidJSON
+// (or ErrInvalidSelector, ErrInvalidResourceVersion), and what is accepted
+// can always be written back as valid JSON; the fuzz targets in
+// fuzz_test.go hold the package to that.
 package api

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -45,23 +46,23 @@ func NewConflict(gr GroupResource, name string, why string) *Status {
 }
 
 // NewInvalid: `ConfigMap "x" is invalid: <field>: <message>`, 422. Unlike
-// most errors it names the kind, not the resource.
+// most errors it names the kind, not the resource. Several causes are
+// listed as "[a, b]" with repeated messages dropped, as Kubernetes does;
+// build the causes with FieldInvalid, FieldRequired, FieldForbidden or
+// FieldNotSupported. For a bad query the kind is
+// GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"} and the name "".
 func NewInvalid(gk GroupKind, name string, causes []StatusCause) *Status {
 	parts := make([]string, 0, len(causes))
 	for _, c := range causes {
 		if c.Field != "" {
-			parts = append(parts, c.Field+": "+c.Message)
+			parts = append(parts, c.String())
 		} else {
 			parts = append(parts, c.Message)
 		}
 	}
 	msg := fmt.Sprintf("%s %q is invalid", gk, name)
-	switch len(parts) {
-	case 0:
-	case 1:
-		msg += ": " + parts[0]
-	default:
-		msg += ": [" + strings.Join(parts, ", ") + "]"
+	if len(parts) > 0 {
+		msg += ": " + aggregate(parts)
 	}
 	return newStatus(http.StatusUnprocessableEntity, ReasonInvalid, msg,
 		&StatusDetails{Name: name, Group: gk.Group, Kind: gk.Kind, Causes: causes})
@@ -84,13 +85,11 @@ func NewGone(message string) *Status {
 	return newStatus(http.StatusGone, ReasonGone, message, nil)
 }
 
-// NewTooManyRequests is a 429 asking the client to come back later.
+// NewTooManyRequests is a 429 asking the client to come back later. Like
+// Kubernetes' it always carries details ("details":{} when there is no delay).
 func NewTooManyRequests(message string, retryAfterSeconds int) *Status {
-	var details *StatusDetails
-	if retryAfterSeconds > 0 {
-		details = &StatusDetails{RetryAfterSeconds: int32(retryAfterSeconds)}
-	}
-	return newStatus(http.StatusTooManyRequests, ReasonTooManyRequests, message, details)
+	return newStatus(http.StatusTooManyRequests, ReasonTooManyRequests, message,
+		&StatusDetails{RetryAfterSeconds: int32(retryAfterSeconds)})
 }
 
 // NewTimeout is a 504 "Timeout: <message>".
@@ -121,19 +120,29 @@ func NewMethodNotSupported() *Status {
 }
 
 // NewUnsupportedMediaType is the 415 for a request body in a format the
-// server does not speak; the message lists what it accepts.
+// server does not speak; the message lists what it accepts, in the words of
+// the apiserver's content negotiation ("the body of the request was in an
+// unknown format - accepted media types include: application/json, ...").
+// Kubernetes does not repeat the content type it rejected, so contentType
+// is not part of the message either; it is there for the caller's logs.
+// (A PATCH with a Content-Type outside the patch types is refused earlier,
+// by the router: that 415 is NewGenericServerResponse(415, "415: Unsupported Media Type").)
 func NewUnsupportedMediaType(contentType string, accepted []string) *Status {
 	return newStatus(http.StatusUnsupportedMediaType, ReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format (%s) - accepted media types include: %s",
-			contentType, strings.Join(accepted, ", ")),
-		&StatusDetails{})
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(accepted, ", "),
+		nil)
 }
 
 // NewForbidden: `configmaps "x" is forbidden: <why>`, 403.
 func NewForbidden(gr GroupResource, name string, why string) *Status {
-	msg := fmt.Sprintf("%s %q is forbidden: %s", gr, name, why)
-	if name == "" {
+	var msg string
+	switch {
+	case gr == GroupResource{}:
+		msg = "forbidden: " + why
+	case name == "":
 		msg = fmt.Sprintf("%s is forbidden: %s", gr, why)
+	default:
+		msg = fmt.Sprintf("%s %q is forbidden: %s", gr, name, why)
 	}
 	return newStatus(http.StatusForbidden, ReasonForbidden, msg,
 		&StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
@@ -156,6 +165,141 @@ func NewRequestEntityTooLarge(message string) *Status {
 // NewServiceUnavailable is a 503.
 func NewServiceUnavailable(message string) *Status {
 	return newStatus(http.StatusServiceUnavailable, ReasonServiceUnavailable, message, nil)
+}
+
+// NewGenericServerResponse is the Status Kubernetes makes up for a failure
+// that has no better description, such as the router's refusals: 404 for a
+// resource that does not exist, 405 for a verb a path does not take, 415
+// for a PATCH whose Content-Type is not a patch type (serverMessage "415:
+// Unsupported Media Type"). The message is fixed per code except for 403,
+// 406 and 415, which pass serverMessage on. It mirrors
+// apimachinery's errors.NewGenericServerResponse for a request that names no
+// resource; its details are present but empty ("details":{}).
+func NewGenericServerResponse(code int, serverMessage string) *Status {
+	reason := ReasonUnknown
+	message := fmt.Sprintf("the server responded with the status code %d but did not return more information", code)
+	switch code {
+	case http.StatusConflict:
+		reason, message = ReasonConflict, "the server reported a conflict"
+	case http.StatusNotFound:
+		reason, message = ReasonNotFound, "the server could not find the requested resource"
+	case http.StatusBadRequest:
+		reason, message = ReasonBadRequest, "the server rejected our request for an unknown reason"
+	case http.StatusUnauthorized:
+		reason, message = ReasonUnauthorized, "the server has asked for the client to provide credentials"
+	case http.StatusForbidden:
+		reason, message = ReasonForbidden, serverMessage
+	case http.StatusNotAcceptable:
+		reason, message = ReasonNotAcceptable, serverMessage
+		if serverMessage == "" || serverMessage == "unknown" {
+			message = "the server was unable to respond with a content type that the client supports"
+		}
+	case http.StatusUnsupportedMediaType:
+		reason, message = ReasonUnsupportedMediaType, serverMessage
+	case http.StatusMethodNotAllowed:
+		reason, message = ReasonMethodNotAllowed, "the server does not allow this method on the requested resource"
+	case http.StatusUnprocessableEntity:
+		reason, message = ReasonInvalid, "the server rejected our request due to an error in our request"
+	case http.StatusServiceUnavailable:
+		reason, message = ReasonServiceUnavailable, "the server is currently unable to handle the request"
+	case http.StatusGatewayTimeout:
+		reason, message = ReasonTimeout, "the server was unable to return a response in the time allotted, but may still be processing the request"
+	case http.StatusTooManyRequests:
+		reason, message = ReasonTooManyRequests, "the server has received too many requests and has asked us to try again later"
+	default:
+		if code >= 500 {
+			reason = ReasonInternalError
+			message = fmt.Sprintf("an error on the server (%q) has prevented the request from succeeding", serverMessage)
+		}
+	}
+	return newStatus(int32(code), reason, message, &StatusDetails{})
+}
+
+// NewResourceVersionPreconditionConflict is the 409 a delete gets when its
+// preconditions.resourceVersion is not the object's: `Operation cannot be
+// fulfilled on ConfigMap "alpha": the ResourceVersion in the precondition
+// (1) does not match the ResourceVersion in record (156). The object might
+// have been modified`. Unlike an update's Conflict it names the kind.
+func NewResourceVersionPreconditionConflict(gk GroupKind, name, precondition, current string) *Status {
+	return NewConflict(GroupResource{Group: gk.Group, Resource: gk.Kind}, name,
+		fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
+			precondition, current))
+}
+
+// NewUIDPreconditionConflict is the 409 a delete gets when its
+// preconditions.uid is not the object's: the object was deleted and made
+// again under the same name.
+func NewUIDPreconditionConflict(gk GroupKind, name, precondition, current string) *Status {
+	return NewConflict(GroupResource{Group: gk.Group, Resource: gk.Kind}, name,
+		fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated",
+			precondition, current))
+}
+
+// NewTooOldResourceVersion is the 410 Expired a watch gets, as an ERROR
+// event, when it starts from a revision older than the oldest the server
+// still has: "too old resource version: 98 (116)".
+func NewTooOldResourceVersion(asked, oldest uint64) *Status {
+	return NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", asked, oldest))
+}
+
+// ListExpiredMessage is the message of the 410 a list with
+// resourceVersionMatch=Exact gets for a compacted revision.
+const ListExpiredMessage = "The resourceVersion for the provided list is too old."
+
+// ContinueExpiredMessage is the message of the 410 a paged list gets when
+// the revision its continue token was issued at has been compacted.
+const ContinueExpiredMessage = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. " +
+	"Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+// NewListExpired is the 410 for a list at a compacted revision.
+func NewListExpired() *Status { return NewResourceExpired(ListExpiredMessage) }
+
+// NewContinueExpired is the 410 for a continue token whose revision was
+// compacted. It hands the client a fresh token (metadata.continue) that
+// goes on from the same key at the current revision, an inconsistent but
+// complete rest of the list.
+func NewContinueExpired(inconsistentToken string) *Status {
+	s := NewResourceExpired(ContinueExpiredMessage)
+	s.Metadata.Continue = inconsistentToken
+	return s
+}
+
+// ErrorToStatus turns any error into the Status the server sends for it,
+// as the apiserver's ErrorToAPIStatus does. A Status in err's chain is
+// returned (as a copy) with kind, apiVersion, status and a code filled in;
+// any other error becomes a 500 with no reason and err's text as the
+// message. That is what a real kube-apiserver answers for
+// ?resourceVersion=abc (see ParseResourceVersion), a 500 rather than a 400.
+func ErrorToStatus(err error) *Status {
+	if err == nil {
+		return nil
+	}
+	s, ok := StatusOf(err)
+	if !ok {
+		return newStatus(http.StatusInternalServerError, ReasonUnknown, err.Error(), nil)
+	}
+	c := *s
+	if c.Details != nil {
+		d := *c.Details
+		d.Causes = slices.Clone(d.Causes)
+		c.Details = &d
+	}
+	if c.Metadata.RemainingItemCount != nil {
+		n := *c.Metadata.RemainingItemCount
+		c.Metadata.RemainingItemCount = &n
+	}
+	if c.Status == "" {
+		c.Status = StatusFailure
+	}
+	if c.Code == 0 {
+		c.Code = http.StatusInternalServerError
+		if c.Status == StatusSuccess {
+			c.Code = http.StatusOK
+		}
+	}
+	c.Kind, c.APIVersion = "Status", "v1"
+	return &c
 }
 
 // StatusOf finds the Status in err's chain, if there is one.
@@ -199,7 +343,8 @@ func is(err error, reason StatusReason, code int32) bool {
 func knownReason(r StatusReason) bool {
 	switch r {
 	case ReasonUnauthorized, ReasonForbidden, ReasonNotFound, ReasonAlreadyExists,
-		ReasonConflict, ReasonGone, ReasonInvalid, ReasonTimeout, ReasonTooManyRequests,
+		ReasonConflict, ReasonGone, ReasonInvalid, ReasonServerTimeout, ReasonStoreReadError,
+		ReasonTimeout, ReasonTooManyRequests,
 		ReasonBadRequest, ReasonMethodNotAllowed, ReasonNotAcceptable,
 		ReasonRequestEntityTooLarge, ReasonUnsupportedMediaType, ReasonInternalError,
 		ReasonExpired, ReasonServiceUnavailable:
@@ -227,12 +372,15 @@ func IsBadRequest(err error) bool { return is(err, ReasonBadRequest, http.Status
 func IsGone(err error) bool { return is(err, ReasonGone, http.StatusGone) }
 
 // IsResourceExpired reports a 410 with reason Expired: the revision asked for
-// was compacted. A watcher must re-list; a RetryWatcher gives up here.
-func IsResourceExpired(err error) bool { return is(err, ReasonExpired, http.StatusGone) }
+// was compacted. A watcher must re-list; a RetryWatcher gives up here. Like
+// Kubernetes' it looks at the reason only: a bare 410 is IsGone, so check
+// both, as client-go's reflector does.
+func IsResourceExpired(err error) bool { return ReasonOf(err) == ReasonExpired }
 
-// IsTooManyRequests reports a 429.
+// IsTooManyRequests reports a 429 (by reason, or by code whatever the
+// reason, as Kubernetes does for this one).
 func IsTooManyRequests(err error) bool {
-	return is(err, ReasonTooManyRequests, http.StatusTooManyRequests)
+	return ReasonOf(err) == ReasonTooManyRequests || CodeOf(err) == http.StatusTooManyRequests
 }
 
 // IsTimeout reports a 504 Timeout.
@@ -274,9 +422,15 @@ func IsUnsupportedMediaType(err error) bool {
 	return is(err, ReasonUnsupportedMediaType, http.StatusUnsupportedMediaType)
 }
 
-// IsRequestEntityTooLarge reports a 413.
+// IsRequestEntityTooLarge reports a 413 (by reason, or by code whatever the
+// reason, as Kubernetes does for this one).
 func IsRequestEntityTooLarge(err error) bool {
-	return is(err, ReasonRequestEntityTooLarge, http.StatusRequestEntityTooLarge)
+	return ReasonOf(err) == ReasonRequestEntityTooLarge || CodeOf(err) == http.StatusRequestEntityTooLarge
+}
+
+// IsServiceUnavailable reports a 503.
+func IsServiceUnavailable(err error) bool {
+	return is(err, ReasonServiceUnavailable, http.StatusServiceUnavailable)
 }
 
 // RetryAfterSeconds returns the delay a Status asks for, if any.

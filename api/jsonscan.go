@@ -13,8 +13,15 @@ import (
 // unchanged. encoding/json cannot do that (a map loses order), so we walk the
 // top level of an object ourselves and hand each member's bytes on untouched.
 
-// errSyntax is wrapped by every scanning error so callers can test for it.
-var errSyntax = errors.New("invalid JSON")
+// ErrInvalidJSON is wrapped by every error the decoders in this package
+// return: bad syntax, a member of the wrong type, nesting too deep. Test for
+// it with errors.Is to tell "these bytes are not a valid object" from, say, a
+// broken connection. (Through json.Unmarshal, malformed syntax is reported
+// by encoding/json itself, as a *json.SyntaxError, before our decoders run.)
+var ErrInvalidJSON = errors.New("invalid JSON")
+
+// errSyntax is the name the scanner uses for ErrInvalidJSON.
+var errSyntax = ErrInvalidJSON
 
 // eachMember calls fn for every member of the JSON object in data, in order,
 // with the decoded key and the raw bytes of the value (whitespace trimmed).
@@ -105,11 +112,7 @@ func skipNested(data []byte, i, depth int) (int, error) {
 	case c == '"':
 		return skipString(data, i)
 	case c == '-' || (c >= '0' && c <= '9'):
-		j := i + 1
-		for j < len(data) && isNumberByte(data[j]) {
-			j++
-		}
-		return j, nil
+		return skipNumber(data, i)
 	case c == 't' && hasLiteral(data, i, "true"):
 		return i + 4, nil
 	case c == 'f' && hasLiteral(data, i, "false"):
@@ -166,24 +169,91 @@ func skipContainer(data []byte, i, depth int) (int, error) {
 	}
 }
 
-func isNumberByte(c byte) bool {
-	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+// skipNumber checks the JSON number grammar, -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?,
+// because unknown fields are written back verbatim: a sloppy "01" or "1."
+// accepted here would come out the other side as invalid JSON.
+func skipNumber(data []byte, i int) (int, error) {
+	start := i
+	bad := func() (int, error) {
+		end := min(i+1, len(data))
+		return 0, fmt.Errorf("%w: invalid number %.20q at offset %d", errSyntax, data[start:end], start)
+	}
+	if data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		i = skipDigits(data, i)
+	default:
+		return bad()
+	}
+	if i < len(data) && data[i] == '.' {
+		if i+1 >= len(data) || !isDigit(data[i+1]) {
+			return bad()
+		}
+		i = skipDigits(data, i+1)
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i >= len(data) || !isDigit(data[i]) {
+			return bad()
+		}
+		i = skipDigits(data, i)
+	}
+	return i, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func skipDigits(data []byte, i int) int {
+	for i < len(data) && isDigit(data[i]) {
+		i++
+	}
+	return i
 }
 
 func hasLiteral(data []byte, i int, lit string) bool {
 	return len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit
 }
 
+// skipString returns the offset just past the string starting at data[i].
+// It rejects what encoding/json rejects (raw control characters, unknown
+// escapes), for the same reason skipNumber is strict; invalid UTF-8 is let
+// through, as encoding/json lets it through.
 func skipString(data []byte, i int) (int, error) {
 	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
+		switch c := data[j]; {
+		case c == '"':
 			return j + 1, nil
+		case c < 0x20:
+			return 0, fmt.Errorf("%w: control character %q in string at offset %d", errSyntax, c, j)
+		case c == '\\':
+			j++
+			if j >= len(data) {
+				return 0, fmt.Errorf("%w: unterminated string", errSyntax)
+			}
+			switch data[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(data) || !isHex(data[j+1]) || !isHex(data[j+2]) || !isHex(data[j+3]) || !isHex(data[j+4]) {
+					return 0, fmt.Errorf("%w: invalid \\u escape at offset %d", errSyntax, j-1)
+				}
+				j += 4
+			default:
+				return 0, fmt.Errorf("%w: invalid escape %q at offset %d", errSyntax, data[j-1:j+1], j-1)
+			}
 		}
 	}
 	return 0, fmt.Errorf("%w: unterminated string", errSyntax)
+}
+
+func isHex(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 // unquote decodes a JSON string. The common case, no escapes, is a plain

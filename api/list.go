@@ -82,7 +82,10 @@ func (l *List) UnmarshalJSON(data []byte) error {
 			if isNull(val) {
 				return nil
 			}
-			return json.Unmarshal(val, &l.Metadata)
+			if err := json.Unmarshal(val, &l.Metadata); err != nil {
+				return fmt.Errorf("metadata: %w: %w", errSyntax, err)
+			}
+			return nil
 		case "items":
 			return decodeItems(&l.Items, val)
 		}

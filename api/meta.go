@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -52,54 +53,106 @@ func (m ObjectMeta) DeepCopy() ObjectMeta {
 func (m ObjectMeta) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // AppendJSON appends the metadata's JSON to dst.
-func (m *ObjectMeta) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
-	first := true
-	member := func(name string) {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"', ':')
-	}
-	str := func(name, v string) {
-		if v != "" {
-			member(name)
-			dst = appendString(dst, v)
-		}
-	}
-	str("name", m.Name)
-	str("generateName", m.GenerateName)
-	str("namespace", m.Namespace)
-	str("uid", m.UID)
-	str("resourceVersion", m.ResourceVersion)
+func (m *ObjectMeta) AppendJSON(dst []byte) []byte { return m.appendJSON(dst, false) }
+
+// appendJSON writes the members in meta/v1 ObjectMeta's field order. Members
+// kept in Extra that Kubernetes places before labels (selfLink,
+// deletionGracePeriodSeconds) go back to their place, so an object from a
+// real server is written back unchanged; the rest of Extra (ownerReferences,
+// finalizers, managedFields, ...) follows annotations in arrival order.
+//
+// listMeta is for objects whose metadata is really a ListMeta (a Table, a
+// FooList, a Status): those carry no creationTimestamp at all, where an
+// ObjectMeta writes a zero one as null.
+func (m *ObjectMeta) appendJSON(dst []byte, listMeta bool) []byte {
+	w := memberWriter{dst: append(dst, '{')}
+	w.str("name", m.Name)
+	w.str("generateName", m.GenerateName)
+	w.str("namespace", m.Namespace)
+	w.extra(m.Extra, func(name string) bool { return name == "selfLink" })
+	w.str("uid", m.UID)
+	w.str("resourceVersion", m.ResourceVersion)
 	if m.Generation != 0 {
-		member("generation")
-		dst = strconv.AppendInt(dst, m.Generation, 10)
+		w.member("generation")
+		w.dst = strconv.AppendInt(w.dst, m.Generation, 10)
 	}
-	member("creationTimestamp")
-	if m.CreationTimestamp.IsZero() {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendTime(dst, m.CreationTimestamp)
+	switch {
+	case !m.CreationTimestamp.IsZero():
+		w.member("creationTimestamp")
+		w.dst = appendTime(w.dst, m.CreationTimestamp)
+	case !listMeta:
+		w.member("creationTimestamp")
+		w.dst = append(w.dst, "null"...)
 	}
 	if m.DeletionTimestamp != nil {
-		member("deletionTimestamp")
-		dst = appendTime(dst, *m.DeletionTimestamp)
+		w.member("deletionTimestamp")
+		w.dst = appendTime(w.dst, *m.DeletionTimestamp)
 	}
+	w.extra(m.Extra, func(name string) bool { return name == "deletionGracePeriodSeconds" })
 	if len(m.Labels) > 0 {
-		member("labels")
-		dst = appendStringMap(dst, m.Labels)
+		w.member("labels")
+		w.dst = appendStringMap(w.dst, m.Labels)
 	}
 	if len(m.Annotations) > 0 {
-		member("annotations")
-		dst = appendStringMap(dst, m.Annotations)
+		w.member("annotations")
+		w.dst = appendStringMap(w.dst, m.Annotations)
 	}
-	// Creation always writes a member above, so Extra never starts the object.
-	dst = appendFields(dst, m.Extra)
-	return append(dst, '}')
+	w.extra(m.Extra, func(name string) bool { return !placedExtra(name) })
+	return append(w.dst, '}')
+}
+
+// placedExtra names the Extra members that Kubernetes writes before labels;
+// appendJSON puts them back there instead of at the end.
+func placedExtra(name string) bool {
+	return name == "selfLink" || name == "deletionGracePeriodSeconds"
+}
+
+// memberWriter writes the members of one JSON object, minding the commas.
+type memberWriter struct {
+	dst      []byte
+	notFirst bool
+}
+
+func (w *memberWriter) member(name string) {
+	if w.notFirst {
+		w.dst = append(w.dst, ',')
+	}
+	w.notFirst = true
+	w.dst = appendString(w.dst, name)
+	w.dst = append(w.dst, ':')
+}
+
+// str writes a string member unless it is empty (omitempty).
+func (w *memberWriter) str(name, v string) {
+	if v != "" {
+		w.member(name)
+		w.dst = appendString(w.dst, v)
+	}
+}
+
+// extra writes the raw members whose names pass keep, in stored order.
+func (w *memberWriter) extra(fields []Field, keep func(string) bool) {
+	for _, f := range fields {
+		if keep(f.Name) {
+			w.member(f.Name)
+			w.dst = append(w.dst, f.Value...)
+		}
+	}
+}
+
+// hasListMeta reports whether objects of this kind carry a ListMeta rather
+// than an ObjectMeta in Kubernetes: every FooList, meta.k8s.io's Table, and
+// Status.
+func hasListMeta(apiVersion, kind string) bool {
+	switch {
+	case strings.HasSuffix(kind, "List"):
+		return true
+	case kind == "Table":
+		return strings.HasPrefix(apiVersion, "meta.k8s.io/")
+	case kind == "Status":
+		return apiVersion == "v1"
+	}
+	return false
 }
 
 func appendTime(dst []byte, t time.Time) []byte {
@@ -111,7 +164,13 @@ func appendTime(dst []byte, t time.Time) []byte {
 // appendStringMap writes a map with sorted keys, as encoding/json does.
 func appendStringMap(dst []byte, m map[string]string) []byte {
 	dst = append(dst, '{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
+	// Most objects have a handful of labels: sort their keys on the stack.
+	keys := make([]string, 0, 16)
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -143,7 +202,7 @@ func (m *ObjectMeta) UnmarshalJSON(data []byte) error {
 			}
 			n, err := strconv.ParseInt(string(val), 10, 64)
 			if err != nil {
-				return fmt.Errorf("metadata.generation: %w", err)
+				return fmt.Errorf("metadata.generation: %w: %w", errSyntax, err)
 			}
 			m.Generation = n
 		case "creationTimestamp":
@@ -184,7 +243,12 @@ func parseTime(val []byte) (*time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errSyntax, err)
+	}
+	// We write times in UTC; an offset that pushes the year out of 0..9999
+	// would come out as something RFC 3339 (and so we) cannot read back.
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return nil, fmt.Errorf("%w: time %q is out of range", errSyntax, s)
 	}
 	return &t, nil
 }

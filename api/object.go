@@ -102,7 +102,9 @@ func copyFields(in []Field) []Field {
 
 // MarshalJSON writes kind, apiVersion and metadata first, as Kubernetes
 // does, then the other fields in their stored order. Empty kind and
-// apiVersion are left out: items inside a List carry neither.
+// apiVersion are left out: items inside a List carry neither. The kinds whose
+// metadata is a ListMeta in Kubernetes (FooList, Table, Status) get no
+// "creationTimestamp":null, so they too come out as they came in.
 func (o *Object) MarshalJSON() ([]byte, error) {
 	return o.AppendJSON(make([]byte, 0, 512)), nil
 }
@@ -122,7 +124,7 @@ func (o *Object) AppendJSON(dst []byte) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"metadata":`...)
-	dst = o.Metadata.AppendJSON(dst)
+	dst = o.Metadata.appendJSON(dst, hasListMeta(o.APIVersion, o.Kind))
 	dst = appendFields(dst, o.Fields)
 	return append(dst, '}')
 }

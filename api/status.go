@@ -29,6 +29,11 @@ const (
 	ReasonInternalError         StatusReason = "InternalError"
 	ReasonExpired               StatusReason = "Expired"
 	ReasonServiceUnavailable    StatusReason = "ServiceUnavailable"
+	// ReasonServerTimeout is a 500 asking the client to retry an operation
+	// the server could not finish in time (not the 504 ReasonTimeout).
+	ReasonServerTimeout StatusReason = "ServerTimeout"
+	// ReasonStoreReadError: the server could not decode what it had stored.
+	ReasonStoreReadError StatusReason = "StorageReadError"
 )
 
 // CauseType says what kind of problem a StatusCause describes.
@@ -109,10 +114,11 @@ type statusJSON Status
 // MarshalJSON writes the Status as Kubernetes does.
 func (s *Status) MarshalJSON() ([]byte, error) { return json.Marshal((*statusJSON)(s)) }
 
-// UnmarshalJSON reads a Status.
+// UnmarshalJSON reads a Status, replacing everything s held before.
 func (s *Status) UnmarshalJSON(data []byte) error {
+	*s = Status{}
 	if err := json.Unmarshal(data, (*statusJSON)(s)); err != nil {
-		return fmt.Errorf("decoding status: %w", err)
+		return fmt.Errorf("decoding status: %w: %w", errSyntax, err)
 	}
 	return nil
 }
@@ -126,5 +132,18 @@ func newStatus(code int32, reason StatusReason, message string, details *StatusD
 		Reason:     reason,
 		Details:    details,
 		Code:       code,
+	}
+}
+
+// NewDeleted is the answer to a DELETE of one object for resources that do
+// not send the deleted object back (ConfigMaps do not): status Success, the
+// object's name, resource and uid, and no code. It is a Status like the
+// failures, but not an error anyone should return.
+func NewDeleted(gr GroupResource, name, uid string) *Status {
+	return &Status{
+		Kind:       "Status",
+		APIVersion: "v1",
+		Status:     StatusSuccess,
+		Details:    &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource, UID: uid},
 	}
 }
