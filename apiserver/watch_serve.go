@@ -1,10 +1,17 @@
 package apiserver
 
-// CONTRACT FILE (owned by the watch-cache work): how the REST layer hands a
-// parsed, validated watch request to the code that writes it on the wire.
+// How a watch is written on the wire: the boundary between the REST layer
+// (watch.go: parse the query, register the watcher) and the bytes. The
+// chunked-HTTP writer is here; the websocket one is in watch_websocket.go.
+// Kubernetes: endpoints/handlers/watch.go (WatchServer.HandleHTTP, HandleWS).
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"listwatch/apiserver/cacher"
@@ -25,6 +32,51 @@ type watchStream struct {
 	tracer *narrate.Tracer
 }
 
+// errWatchTimeout is the cause of a watch context ended by its timeout, to
+// tell it from a client that went away.
+var errWatchTimeout = errors.New("watch timeout")
+
+// maxBatchBytes bounds one write: frames are copied together up to this
+// size (a socket takes about this much at a time anyway).
+const maxBatchBytes = 64 << 10
+
+// batchPool holds the buffers frames are copied into for one write. They
+// are shared by all watches instead of kept by each, so an idle watch holds
+// no buffer at all.
+var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, maxBatchBytes); return &b }}
+
+// writeFrames writes frames with as few Writes as possible: one for a lone
+// frame (no copy), otherwise one per maxBatchBytes of frames.
+func writeFrames(w io.Writer, frames [][]byte) (n int, err error) {
+	if len(frames) == 1 {
+		return w.Write(frames[0])
+	}
+	bp := batchPool.Get().(*[]byte)
+	defer batchPool.Put(bp)
+	for i := 0; i < len(frames); {
+		if len(frames[i]) >= maxBatchBytes {
+			m, err := w.Write(frames[i])
+			n += m
+			if err != nil {
+				return n, err
+			}
+			i++
+			continue
+		}
+		batch := (*bp)[:0]
+		for i < len(frames) && len(frames[i]) < maxBatchBytes && len(batch)+len(frames[i]) <= maxBatchBytes {
+			batch = append(batch, frames[i]...)
+			i++
+		}
+		m, err := w.Write(batch)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // serveWatch writes the watch response: 200, Content-Type application/json,
 // chunked (headers flushed before the first event), one frame per event,
 // flushed when nothing more is pending; or the same frames as websocket text
@@ -32,5 +84,147 @@ type watchStream struct {
 // gone, server stopping). A watcher ended with cacher.ErrKilled makes it drop
 // the connection abruptly (no clean end of stream).
 func serveWatch(w http.ResponseWriter, r *http.Request, ws watchStream) {
-	http.Error(w, "watch not implemented yet", http.StatusNotImplemented)
+	defer ws.watcher.Stop()
+	if ws.ws {
+		serveWatchWebsocket(w, r, ws)
+		return
+	}
+	serveWatchChunked(w, r, ws)
+}
+
+// watchContext bounds a watch by its timeout, if it has one.
+func watchContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return context.WithCancel(parent)
+	}
+	return context.WithTimeoutCause(parent, timeout, errWatchTimeout)
+}
+
+// stalled reports whether the half-open fault has been switched on.
+func stalled(stall <-chan struct{}) bool {
+	select {
+	case <-stall:
+		return true
+	default:
+		return false
+	}
+}
+
+// serveWatchChunked is the plain-HTTP watch: one chunked response.
+//
+// Its loop is the heart of the apiserver's fan-out cost: it takes every
+// frame the watcher has ready (Next), writes them with ONE Write (one HTTP
+// chunk; a burst bigger than 64 KiB takes one per 64 KiB), and flushes only
+// when no more frames are pending, so a busy watch costs one write() system
+// call per batch instead of one per event. The
+// frames themselves were encoded once by the cacher and are shared by every
+// watch that gets them.
+func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if r.ProtoMajor == 1 {
+		// Kubernetes sets it explicitly; net/http then chunks the body
+		// (HTTP/2 has its own framing and must not carry the header).
+		h.Set("Transfer-Encoding", "chunked")
+	}
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	// Flush the headers now: the client must see 200 before any event, or a
+	// quiet watch would look like a hung request.
+	if err := rc.Flush(); err != nil {
+		return
+	}
+
+	ctx, cancel := watchContext(r.Context(), ws.timeout)
+	defer cancel()
+	id := ws.watcher.ID()
+	var frames [][]byte
+	for {
+		var err error
+		frames, err = ws.watcher.Next(ctx, frames[:0])
+		if stalled(ws.stall) {
+			holdStalled(r, ws, id, len(frames))
+			return
+		}
+		if len(frames) > 0 {
+			n, werr := writeFrames(w, frames)
+			if werr != nil {
+				if ws.tracer.Enabled() {
+					ws.tracer.Printf(narrate.HTTP, "watch %d: write failed (%v): client gone", id, werr)
+				}
+				return
+			}
+			pending := ws.watcher.Pending()
+			if !pending {
+				if ferr := rc.Flush(); ferr != nil {
+					return
+				}
+			}
+			if ws.tracer.Enabled() {
+				ws.tracer.Printf(narrate.HTTP, "watch %d: wrote %d bytes, %d frames (flushed: %v)", id, n, len(frames), !pending)
+			}
+			clear(frames) // drop the references while idle
+			if cap(frames) > 1024 {
+				frames = nil // a burst's slice is not kept by an idle watch
+			}
+		}
+		if err == nil {
+			continue
+		}
+		switch {
+		case errors.Is(err, cacher.ErrKilled):
+			if ws.tracer.Enabled() {
+				ws.tracer.Printf(narrate.HTTP, "watch %d: killed: dropping the connection", id)
+			}
+			abortConnection(w)
+			return
+		case context.Cause(ctx) == errWatchTimeout:
+			if ws.tracer.Enabled() {
+				ws.tracer.Printf(narrate.HTTP, "watch %d: timeout after %v: ending the response (terminating chunk)", id, ws.timeout)
+			}
+		case ctx.Err() != nil:
+			if ws.tracer.Enabled() {
+				ws.tracer.Printf(narrate.HTTP, "watch %d: client gone or server stopping", id)
+			}
+		default:
+			// ErrTooSlow, ErrStopped, ErrStatusSent: a clean end; the
+			// client re-watches.
+			if ws.tracer.Enabled() {
+				ws.tracer.Printf(narrate.HTTP, "watch %d: ended (%v): ending the response", id, err)
+			}
+		}
+		return // net/http writes the terminating chunk
+	}
+}
+
+// holdStalled is the half-open fault: write nothing more, never end the
+// response, and keep the connection until the client gives up (or the
+// server stops). The watcher is stopped so the cache does not spend its time
+// budget on a queue nobody drains.
+func holdStalled(r *http.Request, ws watchStream, id int64, dropped int) {
+	ws.watcher.Stop()
+	if ws.tracer.Enabled() {
+		ws.tracer.Printf(narrate.HTTP, "watch %d: stalled (half-open fault): %d frames not written, holding the connection", id, dropped)
+	}
+	<-r.Context().Done()
+}
+
+// abortConnection drops a watch's connection without ending the response:
+// no terminating chunk, and a TCP reset instead of an orderly close, as a
+// tcpkill does. The client sees its stream break, not end.
+func abortConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// Not hijackable (HTTP/2): make net/http reset the stream.
+		panic(http.ErrAbortHandler)
+	}
+	resetConn(conn)
+}
+
+// resetConn closes conn with a TCP RST when it is a TCP connection.
+func resetConn(conn net.Conn) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
 }

@@ -1,11 +1,11 @@
 package cacher
 
-// CONTRACT FILE: the watch cache's API that the apiserver's HTTP layer is
-// written against. The implementation may move these declarations into files
-// named after their concepts, but must keep every name and signature.
+// The watch cache's public surface, the one the apiserver's HTTP layer is
+// written against: errors, configuration, watch options and the debug
+// snapshot. The types that do the work are in cacher.go (Cacher) and
+// cache_watcher.go (CacheWatcher).
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -14,7 +14,8 @@ import (
 	"listwatch/store"
 )
 
-// Why a CacheWatcher ended; CacheWatcher.Err returns one of these (wrapped).
+// Why a CacheWatcher ended; CacheWatcher.Err and Next return one of these
+// (possibly wrapped, so compare with errors.Is).
 var (
 	// ErrTooSlow: the watcher's buffer stayed full past the shared time
 	// budget; the client sees a clean end of stream and must re-watch.
@@ -22,8 +23,33 @@ var (
 	// ErrKilled: the kill-connections fault ended it; the HTTP layer must
 	// drop the connection abruptly (no clean end of stream).
 	ErrKilled = errors.New("watch connection killed by fault injection")
-	// ErrStopped: the cacher (or the watcher) was stopped.
+	// ErrStopped: the cacher (or the watcher) was stopped, or the cache
+	// re-listed the store and can no longer serve this watch continuously.
 	ErrStopped = errors.New("watch cache stopped")
+	// ErrStatusSent: the watch delivered one in-stream ERROR event (410
+	// Expired for a too old resourceVersion, 504 for a cache that did not
+	// catch up in time) and ended, as Kubernetes' watch cache does. The
+	// client sees a clean end of stream after the ERROR event.
+	ErrStatusSent = errors.New("watch ended after an in-stream ERROR event")
+)
+
+// Defaults for the zero values of Config.
+const (
+	// DefaultHistorySize is the ring buffer's capacity in events. Kubernetes
+	// resizes its ring between 100 and 102,400 entries to keep about 75 s of
+	// history; we keep a fixed capacity instead (the ring still grows on
+	// demand up to it, so an idle resource costs little). 10,000 events is
+	// 75 s of a steady 130 writes per second to one resource: far more than
+	// a workshop produces, and enough that a burst of writes never outruns
+	// the dispatcher (see Config.HistorySize).
+	DefaultHistorySize = 10000
+	// DefaultWatcherBuffer is each watcher's queue in frames. Kubernetes
+	// sizes its per-watcher channel between 10 and 1,000 from the event
+	// rate; 100 absorbs a burst while the client's connection drains.
+	DefaultWatcherBuffer = 100
+	// DefaultBookmarkInterval is how often a watcher that allows bookmarks
+	// gets one (Kubernetes' defaultBookmarkFrequency).
+	DefaultBookmarkInterval = time.Minute
 )
 
 // Config configures one Cacher (one per resource).
@@ -33,7 +59,11 @@ type Config struct {
 	Resource api.GroupResource
 	// Kind and APIVersion stamp BOOKMARK objects ({"kind":"ConfigMap",...}).
 	Kind, APIVersion string
-	// HistorySize is the ring buffer's capacity in events (0: default, see doc).
+	// HistorySize is the ring buffer's capacity in events (0: default, see
+	// DefaultHistorySize). A watch from a revision older than the ring can
+	// replay gets 410 Expired. The ring is also the dispatcher's queue: when
+	// the dispatcher is a whole ring behind the store, the cache stops
+	// reading the store until it catches up.
 	HistorySize int
 	// WatcherBuffer is each watcher's bounded queue in frames (0: default).
 	WatcherBuffer int
@@ -54,7 +84,11 @@ type WatchOptions struct {
 	ResourceVersion int64
 	RVSet           bool
 	// SendInitialEvents, when non-nil and true, sends the synthetic ADDED
-	// events and then a BOOKMARK annotated api.InitialEventsEndAnnotation.
+	// events and then, if AllowBookmarks is also set (as Kubernetes
+	// requires: client-go's watch-list always sets both), a BOOKMARK
+	// annotated api.InitialEventsEndAnnotation. With the resourceVersion
+	// unset it first waits (up to 3 s, then an in-stream 504) until the
+	// cache has caught up with the store's current revision.
 	SendInitialEvents *bool
 	AllowBookmarks    bool
 	Namespace         string // "" for all namespaces
@@ -67,78 +101,46 @@ type WatchOptions struct {
 	Description string
 }
 
-// New starts a cacher: it lists the prefix, watches the store from that
-// revision and keeps the watch cache up to date until ctx is done or Stop.
-func New(ctx context.Context, cfg Config) (*Cacher, error) { return nil, errors.New("not implemented") }
-
-// Cacher is the watch cache of one resource.
-type Cacher struct{ _ [0]func() }
-
-// Stop ends the cacher and every watcher it serves (ErrStopped).
-func (c *Cacher) Stop() {}
-
-// Revision is the newest revision the cache has applied.
-func (c *Cacher) Revision() int64 { return 0 }
-
-// List returns the cached objects that match, at a revision >= minRV,
-// sorted by key. If the cache is behind minRV it waits up to 3 s, then
-// returns api.NewTooLargeResourceVersion(minRV, current, 1).
-func (c *Cacher) List(ctx context.Context, minRV int64, match func(*api.Object) bool) ([]*api.Object, int64, error) {
-	return nil, 0, nil
-}
-
-// Watch registers a watcher. Errors that Kubernetes reports in-stream (410
-// too old, 504 with sendInitialEvents) are not returned here: the watcher
-// delivers one ERROR frame and ends.
-func (c *Cacher) Watch(ctx context.Context, opts WatchOptions) (*CacheWatcher, error) {
-	return nil, nil
-}
-
-// CacheWatcher is one client's watch. Frames are complete JSON events,
-// encoded once per event and shared by every watcher that gets the same
-// event type, each ending in '\n'. They must not be modified.
-type CacheWatcher struct{ _ [0]func() }
-
-// Next blocks until at least one frame is ready, then appends every ready
-// frame to buf and returns it, so the caller can write them all in one
-// write() and flush once. When the watcher has ended and its queue is drained
-// it returns the frames it has with the reason (ErrTooSlow, ErrKilled,
-// ErrStopped); it returns ctx.Err() when ctx is done.
-func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error) { return buf, nil }
-
-// Stop unregisters the watcher. Idempotent.
-func (w *CacheWatcher) Stop() {}
-
-// Faults are the workshop switches that act on the watch cache.
-// KillWatchers ends every open watcher with ErrKilled and returns how many.
-func (c *Cacher) KillWatchers() int { return 0 }
-
 // Stats is a snapshot for the debug view.
 type Stats struct {
-	Resource         string        `json:"resource"`
-	Revision         int64         `json:"revision"`
-	OldestRevision   int64         `json:"oldestReplayableRevision"`
-	HistoryLen       int           `json:"historyLen"`
-	HistoryCap       int           `json:"historyCap"`
-	EventsDispatched int64         `json:"eventsDispatched"`
-	TooOldErrors     int64         `json:"tooOldErrors"`
-	ClosedTooSlow    int64         `json:"closedTooSlow"`
-	Killed           int64         `json:"killed"`
-	Watchers         []WatcherStat `json:"watchers"`
+	Resource string `json:"resource"`
+	// Revision is the newest revision the cache has applied.
+	Revision int64 `json:"revision"`
+	// OldestRevision is the revision of the oldest event the ring can still
+	// replay: a watch from N needs N >= OldestRevision-1, the number a 410
+	// names in parentheses.
+	OldestRevision   int64 `json:"oldestReplayableRevision"`
+	HistoryLen       int   `json:"historyLen"`
+	HistoryCap       int   `json:"historyCap"`
+	EventsDispatched int64 `json:"eventsDispatched"`
+	TooOldErrors     int64 `json:"tooOldErrors"`
+	ClosedTooSlow    int64 `json:"closedTooSlow"`
+	Killed           int64 `json:"killed"`
+	// FramesEncoded and BytesEncoded count the watch frames built: once per
+	// event and frame type however many watchers get it (encode once).
+	FramesEncoded int64 `json:"framesEncoded"`
+	BytesEncoded  int64 `json:"bytesEncoded"`
+	// Relists counts how often the cache lost its store watch and re-listed.
+	Relists  int64         `json:"relists"`
+	Watchers []WatcherStat `json:"watchers"`
 }
 
 // WatcherStat describes one open watcher.
 type WatcherStat struct {
-	ID           int64     `json:"id"`
-	Namespace    string    `json:"namespace,omitempty"`
-	Label        string    `json:"labelSelector,omitempty"`
-	Field        string    `json:"fieldSelector,omitempty"`
-	Description  string    `json:"description,omitempty"`
-	Started      time.Time `json:"started"`
-	LastRevision int64     `json:"lastRevisionSent"`
-	Buffered     int       `json:"buffered"`
-	BufferCap    int       `json:"bufferCap"`
+	ID          int64     `json:"id"`
+	Namespace   string    `json:"namespace,omitempty"`
+	Label       string    `json:"labelSelector,omitempty"`
+	Field       string    `json:"fieldSelector,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Started     time.Time `json:"started"`
+	// StartRevision is the revision the watch is served from: events at or
+	// below it are never sent, and bookmarks wait until the cache passes it.
+	StartRevision int64 `json:"startRevision"`
+	// LastRevision is the highest revision handed to the HTTP writer.
+	LastRevision   int64 `json:"lastRevisionSent"`
+	AllowBookmarks bool  `json:"allowBookmarks,omitempty"`
+	// Buffered counts frames queued (BufferCap at most) plus the synthetic
+	// or replayed events still to send.
+	Buffered  int `json:"buffered"`
+	BufferCap int `json:"bufferCap"`
 }
-
-// Stats returns the current snapshot.
-func (c *Cacher) Stats() Stats { return Stats{} }

@@ -1,0 +1,67 @@
+// Package cacher is the apiserver's watch cache: one watch of the store per
+// resource, fanned out to every client that lists or watches that resource.
+//
+// # Why it exists
+//
+// The second article (../shared/seeds/002_1963d2e659417df7.txt, section 1)
+// tells the story. Kubernetes' watch is built on etcd's: when a key changes,
+// etcd tells kube-apiserver. In early Kubernetes every component —
+// kube-apiserver, kube-controller-manager, kube-scheduler, every kubelet and
+// every kube-proxy — watched etcd directly. With thousands of nodes that is
+// thousands of etcd watches, each one a connection etcd must serve and each
+// change encoded and sent thousands of times by etcd itself. So Kubernetes
+// changed the shape: only kube-apiserver watches etcd, and everything else
+// watches kube-apiserver. etcd then serves one watch per resource however
+// big the cluster, and the fan-out to thousands of clients happens in the
+// apiserver's memory, from this cache. Lists with resourceVersion="0" are
+// answered from the same memory without touching etcd at all.
+//
+// # Where it sits
+//
+//	store ──(one Watch per resource)──► Cacher ──► CacheWatcher ──► HTTP writer ══► client
+//	                                      │          (one per client watch)
+//	                                      └── List (resourceVersion "0" / NotOlderThan)
+//
+// Inside a Cacher:
+//
+//   - The store follower (store_watch.go) lists the resource's prefix, then
+//     follows the store's watch from that revision and applies each event to
+//     the watch cache (watch_cache.go): the current objects and a ring of the
+//     most recent events. If the store ends the watch, it re-lists, and ends
+//     every open watch, which can no longer be served continuously.
+//   - The dispatcher (dispatcher.go), one goroutine per resource, reads new
+//     events from the ring in order and offers each to the watchers whose
+//     namespace and selectors it concerns. A selector decides the frame:
+//     ADDED when an object starts matching, DELETED with its previous state
+//     when it stops. Each frame is encoded once and the same bytes go to
+//     every watcher. A watcher whose queue is full is waited for only out of
+//     a shared time budget (time_budget.go), then closed: one slow client
+//     never holds up the others, and the store's writers never wait at all.
+//     The dispatcher also sends bookmarks (bookmarks.go).
+//   - A CacheWatcher (cache_watcher.go) is a bounded queue of frames with no
+//     goroutine of its own: the HTTP handler's goroutine takes all ready
+//     frames with Next and writes them in one write.
+//
+// # What it mirrors
+//
+// k8s.io/apiserver/pkg/storage/cacher:
+//
+//   - Cacher, New, Watch, List (cacher.go) and the dispatcher and its
+//     bookmark timer (cacher.go dispatchEvents, dispatchEvent,
+//     startDispatchingBookmarkEventsLocked);
+//   - watchCache (watch_cache.go, watch_cache_history.go): the ring, the
+//     "too old resource version: N (M)" 410, the 3 s wait and 504 for a
+//     revision the cache has not reached;
+//   - cacheWatcher (cache_watcher.go): the per-watcher queue,
+//     convertToWatchEvent's selector transitions, nextBookmarkTime;
+//   - timeBudget (time_budget.go).
+//
+// The ring has a fixed capacity (Config.HistorySize, DefaultHistorySize)
+// where Kubernetes resizes it between 100 and 102,400 entries to keep about
+// 75 s. Frames are kept with the events in the ring, where Kubernetes drops
+// its cached serializations after each dispatch, so a replay from the ring is
+// not re-encoded. Where Kubernetes asks etcd for a progress notification to
+// learn that nothing of this resource happened up to the store's revision,
+// the cacher reads the store's revision under the store's lock and drains
+// its watch channel (see Cacher.progress).
+package cacher

@@ -1,0 +1,192 @@
+package cacher
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
+	"listwatch/store"
+)
+
+const testPrefix = "/registry/configmaps/"
+
+// fixture reads a recording of a real kube-apiserver, or skips the test
+// when the shared fixtures are not checked out next to the repository.
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", name))
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("fixture %s not available", name)
+	}
+	require.NoError(t, err)
+	return b
+}
+
+// fixtureLines splits a .jsonl fixture into its lines (each with '\n').
+func fixtureLines(t *testing.T, name string) [][]byte {
+	t.Helper()
+	b := fixture(t, name)
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+type env struct {
+	t *testing.T
+	s *store.Store
+	c *Cacher
+}
+
+// newEnv starts a store and a cacher over it; both stop with the test.
+func newEnv(t *testing.T, cfg Config, opts ...store.Options) *env {
+	t.Helper()
+	var so store.Options
+	if len(opts) > 0 {
+		so = opts[0]
+	}
+	s := store.New(so)
+	cfg.Store = s
+	if cfg.Prefix == "" {
+		cfg.Prefix = testPrefix
+	}
+	if cfg.Kind == "" {
+		cfg.Kind, cfg.APIVersion = "ConfigMap", "v1"
+	}
+	if cfg.Resource.Resource == "" {
+		cfg.Resource = api.GroupResource{Resource: "configmaps"}
+	}
+	c, err := New(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		c.Stop()
+		s.Close()
+	})
+	return &env{t: t, s: s, c: c}
+}
+
+func configMap(ns, name string, labels map[string]string, data string) *api.Object {
+	o := &api.Object{APIVersion: "v1", Kind: "ConfigMap",
+		Metadata: api.ObjectMeta{Name: name, Namespace: ns, Labels: labels}}
+	if data != "" {
+		if err := o.Set("data", json.RawMessage(`{"k":`+strconv.Quote(data)+`}`)); err != nil {
+			panic(err)
+		}
+	}
+	return o
+}
+
+func key(ns, name string) string { return testPrefix + ns + "/" + name }
+
+func (e *env) create(ns, name string, labels map[string]string, data string) *api.Object {
+	e.t.Helper()
+	o, err := e.s.Create(context.Background(), key(ns, name), configMap(ns, name, labels, data))
+	require.NoError(e.t, err)
+	return o
+}
+
+func (e *env) update(ns, name string, labels map[string]string, data string) *api.Object {
+	e.t.Helper()
+	o, err := e.s.Update(context.Background(), key(ns, name), configMap(ns, name, labels, data), store.Preconditions{})
+	require.NoError(e.t, err)
+	return o
+}
+
+func (e *env) delete(ns, name string) *api.Object {
+	e.t.Helper()
+	o, err := e.s.Delete(context.Background(), key(ns, name), store.Preconditions{})
+	require.NoError(e.t, err)
+	return o
+}
+
+func (e *env) watch(opts WatchOptions) *CacheWatcher {
+	e.t.Helper()
+	w, err := e.c.Watch(context.Background(), opts)
+	require.NoError(e.t, err)
+	e.t.Cleanup(w.Stop)
+	return w
+}
+
+// waitRev waits until the cacher has applied rev.
+func (e *env) waitRev(rev int64) {
+	e.t.Helper()
+	require.Eventually(e.t, func() bool { return e.c.Revision() >= rev }, 5*time.Second, time.Millisecond)
+}
+
+// frames takes exactly n frames from w (failing after 5 s).
+func frames(t *testing.T, w *CacheWatcher, n int) [][]byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var out [][]byte
+	for len(out) < n {
+		got, err := w.Next(ctx, nil)
+		out = append(out, got...)
+		require.NoError(t, err, "after %d of %d frames", len(out), n)
+	}
+	require.Len(t, out, n, "more frames than expected")
+	return out
+}
+
+// ending takes n frames from w, the last of which ends the watch with
+// the error it returns.
+func ending(t *testing.T, w *CacheWatcher, n int) ([][]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out [][]byte
+	for {
+		got, err := w.Next(ctx, nil)
+		out = append(out, got...)
+		if err != nil {
+			require.Len(t, out, n)
+			return out, err
+		}
+	}
+}
+
+// events decodes n frames from w.
+func events(t *testing.T, w *CacheWatcher, n int) []api.Event {
+	t.Helper()
+	return decode(t, frames(t, w, n))
+}
+
+func decode(t *testing.T, fs [][]byte) []api.Event {
+	t.Helper()
+	out := make([]api.Event, len(fs))
+	for i, f := range fs {
+		require.True(t, bytes.HasSuffix(f, []byte("\n")), "frame %q does not end in a newline", f)
+		require.NoError(t, json.Unmarshal(f, &out[i]), "frame %q", f)
+	}
+	return out
+}
+
+// quiet asserts that w delivers nothing within d.
+func quiet(t *testing.T, w *CacheWatcher, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	got, err := w.Next(ctx, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Empty(t, got, "unexpected frames: %q", got)
+}
+
+func rv(o *api.Object) int64 {
+	n, err := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,245 @@
+package cacher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"listwatch/narrate"
+	"listwatch/store"
+)
+
+// This file is the cacher's own list-watch of the store: the only watch the
+// store serves for this resource, however many clients watch the apiserver.
+// Kubernetes' cacher runs a reflector over etcd for it (cacher.go
+// startCaching); ours is simpler because the store is in-process.
+
+// maxApplyBatch bounds how many events are applied under one lock.
+const maxApplyBatch = 256
+
+// relist backoff bounds.
+const (
+	relistBackoffMin = 50 * time.Millisecond
+	relistBackoffMax = 2 * time.Second
+)
+
+// listAndWatch lists the prefix, resets the cache to it and watches the
+// store from the list's revision. On a re-list every open watcher is ended:
+// the events between what it got and the new list are lost to the cache, so
+// it cannot be served continuously and must re-watch (and, if its revision
+// is older than the new list, re-list after a 410).
+func (c *Cacher) listAndWatch(relist bool) (*store.Watcher, error) {
+	res, err := c.cfg.Store.List(c.ctx, c.cfg.Prefix, store.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", c.cfg.Prefix, err)
+	}
+	// Watching from the list's own revision leaves a backlog of at most the
+	// writes that slipped in between, so the store makes the watch live at
+	// once (see store.Watch); progress checks rely on that.
+	w, err := c.cfg.Store.Watch(c.ctx, c.cfg.Prefix, res.Revision)
+	if err != nil {
+		return nil, fmt.Errorf("watching %s from rev %d: %w", c.cfg.Prefix, res.Revision, err)
+	}
+	c.mu.Lock()
+	c.wc.replace(c.cfg.Prefix, res.Items, res.Revision)
+	c.revisionMovedLocked()
+	ended := 0
+	if relist {
+		ended = c.terminateAll(fmt.Errorf("%w: the cache re-listed the store at rev %d", ErrStopped, res.Revision))
+	}
+	c.mu.Unlock()
+	c.poke(c.dispatchWake)
+	if c.tr.Enabled() {
+		verb := "listed"
+		if relist {
+			verb = "re-listed"
+		}
+		c.tr.Printf(narrate.WatchCache, "%s: %s %d objects at rev %d, watching the store from there (%d watchers ended)",
+			c.name, verb, len(res.Items), res.Revision, ended)
+	}
+	return w, nil
+}
+
+// followStore applies the store's events to the cache until the cacher
+// stops, re-listing whenever the store watch ends.
+func (c *Cacher) followStore(w *store.Watcher) {
+	defer c.wg.Done()
+	defer c.shutdown()
+	backoff := relistBackoffMin
+	for {
+		err := c.follow(w)
+		w.Stop()
+		if c.ctx.Err() != nil {
+			return
+		}
+		if c.tr.Enabled() {
+			c.tr.Printf(narrate.WatchCache, "%s: store watch ended (%v): re-listing", c.name, err)
+		}
+		for {
+			if errors.Is(err, store.ErrClosed) {
+				if c.tr.Enabled() {
+					c.tr.Printf(narrate.WatchCache, "%s: the store is closed: stopping", c.name)
+				}
+				return
+			}
+			if !sleepCtx(c.ctx, backoff) {
+				return
+			}
+			backoff = min(2*backoff, relistBackoffMax)
+			c.relists.Add(1)
+			w, err = c.listAndWatch(true)
+			if err == nil {
+				break
+			}
+			if c.tr.Enabled() {
+				c.tr.Printf(narrate.WatchCache, "%s: re-list failed: %v", c.name, err)
+			}
+		}
+		backoff = relistBackoffMin
+	}
+}
+
+// follow reads w until it ends; it returns why.
+func (c *Cacher) follow(w *store.Watcher) error {
+	events := w.Events()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return watchEndErr(w)
+			}
+			if !c.applyBatch(ev, events) {
+				return watchEndErr(w)
+			}
+		case <-c.progressReq:
+			if !c.progress(events) {
+				return watchEndErr(w)
+			}
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+	}
+}
+
+func watchEndErr(w *store.Watcher) error {
+	if err := w.Err(); err != nil {
+		return err
+	}
+	return errors.New("store watch stopped")
+}
+
+// applyBatch applies first and whatever else is already queued (up to a
+// batch) under one lock, then wakes the dispatcher once. It returns false
+// when it found the channel closed.
+func (c *Cacher) applyBatch(first store.Event, events <-chan store.Event) (open bool) {
+	if !c.waitForDispatcher() {
+		return true // stopping; follow sees ctx.Done next
+	}
+	c.mu.Lock()
+	c.wc.apply(newEvent(first))
+	open = true
+	room := c.roomLocked()
+loop:
+	for n := 1; n < maxApplyBatch && room > 0; n++ {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				open = false
+				break loop
+			}
+			c.wc.apply(newEvent(ev))
+			room--
+		default:
+			break loop
+		}
+	}
+	c.revisionMovedLocked()
+	c.mu.Unlock()
+	c.poke(c.dispatchWake)
+	return open
+}
+
+// roomLocked is how many events can be added to the ring before it would
+// overwrite one the dispatcher has not handed out yet.
+func (c *Cacher) roomLocked() int {
+	behind := c.wc.hist.next - max(c.dispatched.Load(), c.wc.hist.first)
+	return c.wc.hist.capy - int(behind)
+}
+
+// waitForDispatcher blocks while the ring is full of events the dispatcher
+// has not handed out yet: back-pressure instead of losing events. The store
+// keeps buffering meanwhile (and ends our watch if even that overflows,
+// which makes the cache re-list).
+func (c *Cacher) waitForDispatcher() bool {
+	for {
+		c.mu.RLock()
+		room := c.roomLocked()
+		c.mu.RUnlock()
+		if room > 0 {
+			return true
+		}
+		select {
+		case <-c.dispatchedSignal:
+		case <-c.ctx.Done():
+			return false
+		}
+	}
+}
+
+// progress is the progress check: it reads the store's revision, applies the
+// events of ours still queued up to it, and then, if none of them reached
+// it, moves the cache's revision there anyway: nothing of this resource
+// happened in between. It relies on the store handing each event to its live
+// watchers before a reader can see the event's revision (see
+// storeRevision). It returns false when it found the channel closed.
+func (c *Cacher) progress(events <-chan store.Event) (open bool) {
+	r, err := c.storeRevision(c.ctx)
+	if err != nil {
+		return true // the store is closing or ctx is done; follow will see it
+	}
+	for c.rev.Load() < r {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return false
+			}
+			if !c.applyBatch(ev, events) {
+				return false
+			}
+			continue
+		default:
+		}
+		c.mu.Lock()
+		if c.wc.rev < r {
+			if c.tr.Enabled() {
+				c.tr.Printf(narrate.WatchCache, "%s: progress: no change since rev %d, cache now at store rev %d", c.name, c.wc.rev, r)
+			}
+			c.wc.rev = r
+			c.revisionMovedLocked()
+		}
+		c.mu.Unlock()
+		c.poke(c.dispatchWake)
+	}
+	return true
+}
+
+// poke does a non-blocking send on a wake-up channel of capacity 1.
+func (c *Cacher) poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// sleepCtx sleeps for d unless ctx ends first; it reports whether it slept.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,76 @@
+package apiserver
+
+import (
+	"log"
+	"time"
+
+	"listwatch/narrate"
+)
+
+// Defaults of Config, and the binary's listen address.
+const (
+	// DefaultListen is where Start listens when Config.Listen is empty: a
+	// free port on loopback, so tests and examples never collide.
+	DefaultListen = "127.0.0.1:0"
+	// DefaultBinaryListen is cmd/apiserver's default --listen.
+	DefaultBinaryListen = "127.0.0.1:8080"
+	// DefaultMinRequestTimeout is kube-apiserver's --min-request-timeout:
+	// a watch without timeoutSeconds lasts between one and two times this,
+	// i.e. 30 to 60 minutes. It is the timeout behind the first article's
+	// "my watch channel closed after half an hour".
+	DefaultMinRequestTimeout = 1800 * time.Second
+	// DefaultBookmarkInterval is how often the watch cache sends a periodic
+	// BOOKMARK to watchers that asked for them (Kubernetes: about a minute).
+	DefaultBookmarkInterval = time.Minute
+	// MaxRequestBodyBytes is the largest request body accepted (Kubernetes'
+	// default is 3 MiB); a larger one gets 413.
+	MaxRequestBodyBytes = 3 << 20
+)
+
+// Config configures a Server. The zero value is usable: it listens on a free
+// loopback port with Kubernetes' default timeouts.
+type Config struct {
+	// Listen is the TCP address to listen on (default "127.0.0.1:0"). The
+	// server listens on loopback unless told otherwise.
+	Listen string
+	// MinRequestTimeout: a watch without ?timeoutSeconds ends after
+	// MinRequestTimeout × (1 + rand), like kube-apiserver's
+	// --min-request-timeout (default 1800s). Set it to seconds in a workshop
+	// to see a watch channel close without waiting half an hour.
+	MinRequestTimeout time.Duration
+	// BookmarkInterval is the period of BOOKMARK events to watchers that
+	// asked for them (default 1m); Faults().SetBookmarkInterval changes it
+	// at runtime.
+	BookmarkInterval time.Duration
+	// HistorySize is each watch cache's ring buffer, in events (0: the
+	// watch cache's default).
+	HistorySize int
+	// WatcherBuffer is each watcher's bounded queue, in frames (0: the watch
+	// cache's default).
+	WatcherBuffer int
+	// EnableFaults exposes the workshop fault switches over HTTP under
+	// /faults/. The Go API, Server.Faults, works either way.
+	EnableFaults bool
+	// Token, if set, is the bearer token every request must carry
+	// ("Authorization: Bearer <token>"); any other request gets 401.
+	Token string
+	// Tracer narrates every request and watch; nil is silent. The same
+	// tracer is handed to the store and the watch caches.
+	Tracer *narrate.Tracer
+	// Logger receives one line per request (method, path and query, status
+	// code, duration, user agent); nil logs nothing.
+	Logger *log.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.MinRequestTimeout <= 0 {
+		c.MinRequestTimeout = DefaultMinRequestTimeout
+	}
+	if c.BookmarkInterval <= 0 {
+		c.BookmarkInterval = DefaultBookmarkInterval
+	}
+	return c
+}

@@ -1,0 +1,95 @@
+package apiserver
+
+import (
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"listwatch/api"
+	"listwatch/apiserver/cacher"
+)
+
+// The debug view: GET /debug/listwatch is a read-only JSON picture of the
+// server, always on, so a learner can find their informer's watch on the
+// server side: every watch cache with its revision, history span, open
+// watchers (selector, start time, last revision sent, buffer use) and
+// counters (events dispatched, 410s, watchers closed for being too slow or
+// killed), plus the server's own counters and the fault switches' state.
+// Kubernetes spreads the same information over /metrics and -v logs.
+
+// debugPath is where the debug view lives.
+const debugPath = "/debug/listwatch"
+
+// counters are the server's request counters.
+type counters struct {
+	verbs          map[string]*atomic.Int64 // fixed at construction: read-only map
+	gone           atomic.Int64             // 410 responses (lists and continue tokens)
+	watchesStarted atomic.Int64
+	watchesEnded   atomic.Int64
+}
+
+func newCounters() *counters {
+	c := &counters{verbs: map[string]*atomic.Int64{}}
+	for _, v := range slices.Concat(allVerbs, []string{"discovery"}) {
+		c.verbs[v] = &atomic.Int64{}
+	}
+	return c
+}
+
+func (c *counters) countVerb(verb string) {
+	if n, ok := c.verbs[verb]; ok {
+		n.Add(1)
+	}
+}
+
+// debugView is the JSON of /debug/listwatch.
+type debugView struct {
+	Now               time.Time        `json:"now"`
+	StoreRevision     int64            `json:"storeRevision"`
+	CompactedRevision int64            `json:"compactedRevision"`
+	Requests          map[string]int64 `json:"requestsByVerb"`
+	Gone              int64            `json:"gone410"`
+	WatchesStarted    int64            `json:"watchesStarted"`
+	WatchesEnded      int64            `json:"watchesEnded"`
+	WatchesOpen       int64            `json:"watchesOpen"`
+	ClosedTooSlow     int64            `json:"closedTooSlow"`
+	Caches            []cacher.Stats   `json:"watchCaches"`
+	Faults            faultState       `json:"faults"`
+	FaultsOverHTTP    bool             `json:"faultsOverHTTP"`
+}
+
+func (s *Server) debugView() debugView {
+	v := debugView{
+		Now:               time.Now().UTC(),
+		StoreRevision:     s.store.Revision(),
+		CompactedRevision: s.store.CompactedRevision(),
+		Requests:          map[string]int64{},
+		Gone:              s.counters.gone.Load(),
+		WatchesStarted:    s.counters.watchesStarted.Load(),
+		WatchesEnded:      s.counters.watchesEnded.Load(),
+		Faults:            s.faults.state(),
+		FaultsOverHTTP:    s.cfg.EnableFaults,
+	}
+	v.WatchesOpen = v.WatchesStarted - v.WatchesEnded
+	for verb, n := range s.counters.verbs {
+		v.Requests[verb] = n.Load()
+	}
+	for _, rs := range s.resources {
+		st := rs.cacher.Stats()
+		if st.Watchers == nil {
+			st.Watchers = []cacher.WatcherStat{}
+		}
+		v.ClosedTooSlow += st.ClosedTooSlow
+		v.Caches = append(v.Caches, st)
+	}
+	return v
+}
+
+func (s *Server) serveDebug(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		s.writeStatus(w, r, api.NewMethodNotSupported())
+		return
+	}
+	writeBody(w, http.StatusOK, mustJSON(s.debugView()), true)
+}

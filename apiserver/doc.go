@@ -1,0 +1,84 @@
+// Package apiserver is the toy kube-apiserver: the Kubernetes REST API over
+// the store, so that curl, kubectl and client-go (and our own client) can
+// list, get, create, update, patch, delete and watch objects exactly as they
+// would against a real cluster.
+//
+// Where it sits in the data flow:
+//
+//	store ──► cacher (one watch cache per resource) ──► apiserver ══ HTTP ══► client ──► reflector ──► ...
+//	  ▲                                                    │
+//	  └────────── writes (create, update, patch, delete) ──┘
+//
+// Writes and consistent reads go straight to the store; lists at
+// resourceVersion "0" or not-older-than N, and every watch, are served by the
+// watch cache of package cacher, which turns one store watch per resource
+// into any number of client watches.
+//
+// # A watch is just GET ?watch=true
+//
+// The second article (../shared/seeds/002) makes the point that matters most
+// here: there is no separate watch protocol. A watch is the GET of a list
+// with ?watch=true (or the older /api/v1/watch/... path). The server answers
+// 200 with Content-Type application/json and Transfer-Encoding: chunked,
+// flushes the headers at once, and then keeps the response open, writing one
+// compact JSON event per line as things change:
+//
+//	{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{...},...}}
+//	{"type":"MODIFIED","object":{...}}
+//
+// until the watch's timeout, when it ends the response cleanly and the
+// client sees EOF. kube-apiserver's WatchServer.ServeHTTP does exactly that;
+// if the request asks to upgrade to a websocket, the same events go out as
+// one text message each. Try it:
+//
+//	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
+//
+// The request side (parsing and validating the query, choosing the timeout,
+// registering the watcher) is watch.go; writing the stream is watch_serve.go.
+//
+// # Files
+//
+// resources.go declares every resource in one table (kind, scope, verbs,
+// short names, name rules, Table columns); routes.go maps Kubernetes' paths
+// onto it; params.go parses list and watch queries; list.go, get.go,
+// create.go, update.go, patch.go (with mergepatch.go and jsonpatch.go),
+// delete.go and watch.go are the verbs; discovery.go, openapi.go and
+// table.go are what kubectl needs besides; responses.go writes JSON and
+// Status errors; limits.go, auth.go and log.go guard and record requests;
+// faults.go holds the workshop fault switches and debug.go the read-only
+// debug view at /debug/listwatch.
+//
+// # What it mirrors in Kubernetes
+//
+//   - k8s.io/apiserver/pkg/endpoints/handlers: get.go (GET, LIST and the
+//     watch request), create.go, update.go, delete.go, patch.go, watch.go
+//     (WatchServer) and rest.go (name and namespace checks, body limits).
+//   - k8s.io/apiserver/pkg/registry/generic/registry/store.go: what each
+//     verb does to storage (optimistic concurrency, generateName, delete
+//     preconditions, ReturnDeletedObject).
+//   - k8s.io/apiserver/pkg/storage/cacher/delegator.go: which list reads the
+//     store and which the watch cache.
+//   - k8s.io/apiserver/pkg/endpoints/discovery and kube-openapi: discovery.
+//
+// The wire behaviour (status codes, reasons, messages, JSON layout) is
+// checked against recordings of a real kube-apiserver v1.32 in
+// ../shared/fixtures.
+//
+// # Deliberate differences
+//
+//   - JSON only. A protobuf or CBOR request body is 415 with the list of
+//     types we accept; client-go users set ContentType: "application/json".
+//     (kubectl's create generators, such as "kubectl create configmap",
+//     send protobuf; "kubectl create -f" and "kubectl apply -f" send JSON.)
+//   - Objects are schemaless: only metadata is validated, spec and the rest
+//     are stored as sent. Strategic merge patches are applied as JSON merge
+//     patches (lists are replaced, not merged by key). Server-side apply is
+//     415. No managedFields are kept.
+//   - Namespaces are deleted at once, with everything in them, instead of
+//     turning Terminating. dryRun is refused rather than simulated.
+//   - Aggregated discovery is answered with the legacy documents (kubectl
+//     falls back); OpenAPI v3 only says that every PATCH accepts
+//     fieldValidation, so kubectl leaves validation to the server.
+//   - A watch asked for as a Table (kubectl get -w) streams plain objects,
+//     which kubectl prints with its default NAME/AGE columns.
+package apiserver

@@ -1,0 +1,127 @@
+package apiserver
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"listwatch/api"
+)
+
+// The limits that keep one client from hurting the server (issue 9): a body
+// size limit, deadlines on reading a body and writing a response, and
+// strict decoding of what a body claims to be.
+
+// bodyReadTimeout bounds reading a request body, so a client that sends
+// half a body and stalls cannot hold a handler forever.
+const bodyReadTimeout = time.Minute
+
+// responseWriteTimeout bounds writing an ordinary (non-watch) response to a
+// client that does not read it.
+const responseWriteTimeout = time.Minute
+
+// readBody reads the request body, at most MaxRequestBodyBytes of it; a
+// larger body is 413 RequestEntityTooLarge, as Kubernetes answers.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooLarge := api.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", MaxRequestBodyBytes))
+	if r.ContentLength > MaxRequestBodyBytes {
+		return nil, tooLarge
+	}
+	rc := http.NewResponseController(w)
+	// Deadlines are best effort: a ResponseWriter that cannot set them
+	// (a test's recorder) still reads the body.
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge
+	case err != nil:
+		return nil, api.NewBadRequest(fmt.Sprintf("unable to read the request body: %v", err))
+	}
+	return body, nil
+}
+
+// checkBodyType accepts a JSON body (or one without a Content-Type, which
+// Kubernetes reads as JSON). Anything else, protobuf and CBOR included, is
+// 415 with the list of types we read: client-go users must set
+// ContentType: "application/json" in their rest.Config.
+func checkBodyType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != jsonContentType {
+		return api.NewUnsupportedMediaType(ct, []string{jsonContentType})
+	}
+	return nil
+}
+
+// typeMeta is the part of a body that says what it is.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// decodeObject reads a request body as an object of res. Like Kubernetes it
+// fills in a missing kind or apiVersion, and answers 400 BadRequest for
+// malformed JSON (quoting the start of the body, as
+// error-400-malformed-json-body.json does) or a kind or apiVersion that does
+// not belong on this path.
+func decodeObject(res *resource, body []byte) (*api.Object, error) {
+	var tm typeMeta
+	// json.Unmarshal checks the whole body is valid JSON before decoding,
+	// so nothing malformed is ever stored and written back to clients.
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return nil, api.NewBadRequest(fmt.Sprintf(
+			"the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
+			res.Kind, err, summarizeBody(body, 30)))
+	}
+	kind, apiVersion := tm.Kind, tm.APIVersion
+	if kind == "" {
+		kind = res.Kind
+	}
+	if apiVersion == "" {
+		apiVersion = res.APIVersion()
+	}
+	cannot := func(why string) error {
+		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", kind, apiVersion, res.Kind, why))
+	}
+	switch {
+	case apiVersion != res.APIVersion():
+		return nil, cannot(fmt.Sprintf("no kind %q is registered for version %q: the path serves %s", kind, apiVersion, res.APIVersion()))
+	case kind != res.Kind:
+		return nil, cannot(fmt.Sprintf("the body is a %s but the path serves %s", kind, res.Name))
+	}
+	obj := &api.Object{}
+	if err := obj.UnmarshalJSON(body); err != nil {
+		return nil, cannot(err.Error())
+	}
+	obj.Kind, obj.APIVersion = res.Kind, res.APIVersion()
+	return obj, nil
+}
+
+// summarizeBody quotes the start of a body for an error message.
+func summarizeBody(data []byte, maxLen int) string {
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		if len(data) > maxLen {
+			return string(data[:maxLen]) + " ..."
+		}
+		return string(data)
+	default:
+		if len(data) > maxLen {
+			return hex.EncodeToString(data[:maxLen]) + " ..."
+		}
+		return hex.EncodeToString(data)
+	}
+}

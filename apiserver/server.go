@@ -1,0 +1,253 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"listwatch/api"
+	"listwatch/apiserver/cacher"
+	"listwatch/narrate"
+	"listwatch/store"
+)
+
+// Server is the toy kube-apiserver: the Kubernetes REST API over a store,
+// with one watch cache per resource. Start it, talk to URL() with curl,
+// kubectl or client-go, Stop it.
+type Server struct {
+	cfg    Config
+	tracer *narrate.Tracer
+
+	listener   net.Listener
+	httpServer *http.Server
+	serveDone  chan struct{}
+	store      *store.Store
+
+	resources      []*resourceState
+	byGroupVersion map[string]map[string]*resourceState // "v1", "apps/v1" → resource name → state
+	byResource     map[api.GroupResource]*resourceState
+	namespaces     *resourceState
+	discovery      *discoveryDocs
+	openAPI        map[string][]byte // URL path → OpenAPI v3 document
+
+	faults   *Faults
+	counters *counters
+	// writeTimeout bounds writing one non-watch response.
+	writeTimeout time.Duration
+
+	// ctx lives as long as the server; Stop cancels it, which ends the
+	// watch caches, open watches and any request still running.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	stopping bool
+	inflight sync.WaitGroup
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// resourceState is a served resource and its watch cache.
+type resourceState struct {
+	res    *resource
+	cacher *cacher.Cacher
+}
+
+// Start starts a server: it listens on cfg.Listen, creates the store with
+// the namespaces "default" and "kube-system", starts one watch cache per
+// resource and serves HTTP until Stop. ctx bounds start-up only.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: listen on %s: %w", cfg.Listen, err)
+	}
+	s := &Server{
+		cfg:            cfg,
+		tracer:         cfg.Tracer,
+		listener:       ln,
+		serveDone:      make(chan struct{}),
+		store:          store.New(store.Options{Tracer: cfg.Tracer}),
+		byGroupVersion: map[string]map[string]*resourceState{},
+		byResource:     map[api.GroupResource]*resourceState{},
+		counters:       newCounters(),
+		writeTimeout:   responseWriteTimeout,
+	}
+	s.faults = newFaults(s)
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if err := s.init(ctx); err != nil {
+		s.cancel()
+		for _, rs := range s.resources {
+			if rs.cacher != nil {
+				rs.cacher.Stop()
+			}
+		}
+		s.store.Close()
+		_ = ln.Close()
+		return nil, err
+	}
+	errorLog := cfg.Logger
+	if errorLog == nil {
+		errorLog = log.New(io.Discard, "", 0)
+	}
+	s.httpServer = &http.Server{
+		Handler:           http.HandlerFunc(s.serveHTTP),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ErrorLog:          errorLog,
+	}
+	go func() {
+		defer close(s.serveDone)
+		// Serve returns http.ErrServerClosed after Shutdown; any other
+		// error (the listener failing) also just ends serving.
+		_ = s.httpServer.Serve(ln)
+	}()
+	s.tracer.Printf(narrate.HTTP, "apiserver listening on %s", s.URL())
+	return s, nil
+}
+
+// init builds the resources, seeds the namespaces and starts the caches.
+func (s *Server) init(ctx context.Context) error {
+	for _, res := range builtinResources() {
+		rs := &resourceState{res: res}
+		gv := res.APIVersion()
+		if s.byGroupVersion[gv] == nil {
+			s.byGroupVersion[gv] = map[string]*resourceState{}
+		}
+		s.byGroupVersion[gv][res.Name] = rs
+		s.byResource[res.GroupResource()] = rs
+		s.resources = append(s.resources, rs)
+		if res.Name == "namespaces" && res.Group == "" {
+			s.namespaces = rs
+		}
+	}
+	if err := seedNamespaces(ctx, s.store, s.namespaces.res); err != nil {
+		return fmt.Errorf("apiserver: %w", err)
+	}
+	for _, rs := range s.resources {
+		c, err := cacher.New(s.ctx, cacher.Config{
+			Store:            s.store,
+			Prefix:           rs.res.Prefix(),
+			Resource:         rs.res.GroupResource(),
+			Kind:             rs.res.Kind,
+			APIVersion:       rs.res.APIVersion(),
+			HistorySize:      s.cfg.HistorySize,
+			WatcherBuffer:    s.cfg.WatcherBuffer,
+			BookmarkInterval: s.faults.currentBookmarkInterval,
+			Tracer:           s.tracer,
+		})
+		if err != nil {
+			return fmt.Errorf("apiserver: starting the watch cache of %s: %w", rs.res.GroupResource(), err)
+		}
+		rs.cacher = c
+	}
+	s.discovery = buildDiscovery(s.resources, s.listener.Addr().String(), time.Now())
+	s.openAPI = buildOpenAPI(s.resources)
+	return nil
+}
+
+// URL is the server's base URL, e.g. http://127.0.0.1:8080.
+func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Store is the store behind the API. Writing to it directly is allowed
+// (watchers see the change like any other); its objects are read-only.
+func (s *Server) Store() *store.Store { return s.store }
+
+// Faults returns the workshop fault switches.
+func (s *Server) Faults() *Faults { return s.faults }
+
+// Stop shuts the server down gracefully: every open watch ends cleanly (a
+// chunked stream gets its terminating chunk, a websocket a close frame),
+// in-flight requests finish, and every goroutine the server started is
+// gone. If ctx ends first, connections are closed abruptly and ctx's error
+// is returned. Stop is idempotent.
+func (s *Server) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() { s.stopErr = s.stop(ctx) })
+	return s.stopErr
+}
+
+func (s *Server) stop(ctx context.Context) error {
+	s.tracer.Printf(narrate.HTTP, "apiserver stopping")
+	// Ending the watch caches ends every watcher: each watch response is
+	// finished cleanly by its writer, so its connection becomes idle.
+	for _, rs := range s.resources {
+		rs.cacher.Stop()
+	}
+	err := s.httpServer.Shutdown(ctx)
+	if err != nil {
+		_ = s.httpServer.Close()
+	}
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
+	// Hijacked (websocket) connections are not the http.Server's any more:
+	// cancelling the server context ends them, then we wait for their
+	// handlers.
+	s.cancel()
+	done := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = errors.Join(err, fmt.Errorf("apiserver: requests still running at stop: %w", ctx.Err()))
+	}
+	<-s.serveDone
+	s.store.Close()
+	return err
+}
+
+// serveHTTP is the outermost handler: bookkeeping, log, panic safety,
+// authentication, then routing.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		w.Header().Set("Connection", "close")
+		s.writeStatus(w, r, api.NewServiceUnavailable("the server is shutting down"))
+		return
+	}
+	s.inflight.Add(1)
+	s.mu.Unlock()
+	defer s.inflight.Done()
+
+	rr := &responseRecorder{ResponseWriter: w}
+	defer s.logRequest(rr, r, time.Now())
+	defer s.recoverPanic(rr, r)
+	if !s.authorized(r) {
+		s.writeStatus(rr, r, api.NewUnauthorized(""))
+		return
+	}
+	s.route(rr, r)
+}
+
+// recoverPanic turns a handler panic into a 500 Status, so no input can
+// take the server down. http.ErrAbortHandler is the deliberate abort of a
+// connection (the kill-watches fault) and is passed on.
+func (s *Server) recoverPanic(rr *responseRecorder, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	s.tracer.Printf(narrate.HTTP, "PANIC serving %s %s: %v", r.Method, r.URL.Path, v)
+	if s.cfg.Logger != nil {
+		s.cfg.Logger.Printf("panic serving %s %s: %v\n%s", r.Method, r.URL.RequestURI(), v, debug.Stack())
+	}
+	if rr.code == 0 && !rr.hijacked {
+		s.writeStatus(rr, r, api.NewInternalError(fmt.Errorf("panic: %v", v)))
+	}
+}

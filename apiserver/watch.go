@@ -1,0 +1,107 @@
+package apiserver
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"listwatch/apiserver/cacher"
+	"listwatch/narrate"
+)
+
+// WATCH, the request side. A watch is not a separate API: it is the GET of
+// a list with ?watch=true (or the legacy /watch/ path). The server answers
+// 200 at once and keeps the response open, writing one JSON event per line
+// as things change, until the timeout. This file turns the query into the
+// watch cache's WatchOptions, registers the watcher and picks the timeout;
+// watch_serve.go writes the stream (chunked HTTP or websocket).
+// Kubernetes: handlers/get.go handleWatch, handlers/watch.go.
+
+// watchTimeout is how long a watch may last: ?timeoutSeconds exactly, or the
+// default MinRequestTimeout × (1 + rand), the randomisation that spreads
+// re-watches of thousands of clients over time instead of having them all
+// come back at once.
+func (s *Server) watchTimeout(p listParams) time.Duration {
+	if p.timeoutSeconds != nil && *p.timeoutSeconds > 0 {
+		return time.Duration(*p.timeoutSeconds) * time.Second
+	}
+	if d := s.faults.watchTimeoutOverride(); d > 0 {
+		return d
+	}
+	return time.Duration(float64(s.cfg.MinRequestTimeout) * (1 + rand.Float64()))
+}
+
+// isWebSocket reports whether the request asks to upgrade to a websocket
+// (Upgrade: websocket and a Connection header listing "upgrade").
+func isWebSocket(r *http.Request) bool {
+	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return false
+	}
+	for _, v := range r.Header.Values("Connection") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, ri requestInfo, p listParams) {
+	opts := cacher.WatchOptions{
+		SendInitialEvents: p.sendInitialEvents,
+		AllowBookmarks:    p.allowBookmarks,
+		Namespace:         ri.namespace,
+		Label:             p.label,
+		Field:             p.field,
+		Description:       r.UserAgent(),
+	}
+	if p.resourceVersion != "" {
+		rv, err := parseResourceVersion(p.resourceVersion)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		opts.ResourceVersion, opts.RVSet = rv, true
+	}
+	timeout := s.watchTimeout(p)
+	opts.Deadline = time.Now().Add(timeout)
+
+	// The watch ends when the client goes away, when its timeout passes
+	// (serveWatch ends the response cleanly) or when the server stops.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stopWatch := context.AfterFunc(s.ctx, cancel)
+	defer stopWatch()
+
+	cw, err := ri.rs.cacher.Watch(ctx, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer cw.Stop()
+	ws := isWebSocket(r)
+	s.counters.watchesStarted.Add(1)
+	defer s.counters.watchesEnded.Add(1)
+	if s.tracer.Enabled() {
+		transport := "chunked"
+		if ws {
+			transport = "websocket"
+		}
+		s.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s",
+			ri.rs.res.Name, nsSuffix(ri.namespace), p.resourceVersion, p.label.String(), p.field.String(),
+			p.allowBookmarks, timeout.Round(time.Second), transport)
+	}
+	serveWatch(w, r.WithContext(ctx), watchStream{
+		watcher: cw,
+		timeout: timeout,
+		stall:   s.faults.stallChannel(),
+		ws:      ws,
+		tracer:  s.tracer,
+	})
+	if s.tracer.Enabled() {
+		s.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", ri.rs.res.Name, nsSuffix(ri.namespace))
+	}
+}

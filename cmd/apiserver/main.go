@@ -1,0 +1,140 @@
+// Command apiserver runs the listwatch toy kube-apiserver: the Kubernetes
+// REST API (list, get, create, update, patch, delete, watch) over an
+// in-memory store, with one watch cache per resource, for curl, kubectl and
+// client-go to talk to.
+//
+//	go run ./cmd/apiserver                       # serves http://127.0.0.1:8080
+//	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
+//	kubectl --server http://127.0.0.1:8080 get configmaps -w
+//
+// Every flag is documented in --help. SIGINT or SIGTERM shuts it down
+// cleanly: open watches end with a clean end of stream.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"listwatch/apiserver"
+	"listwatch/narrate"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "apiserver:", err)
+		os.Exit(1)
+	}
+}
+
+// shutdownTimeout bounds the graceful stop after a signal.
+const shutdownTimeout = 10 * time.Second
+
+const usageHeader = `Usage: apiserver [flags]
+
+The listwatch toy kube-apiserver: Kubernetes' REST API and watch over an
+in-memory store, for curl, kubectl and client-go. Try:
+
+  curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
+  kubectl --server http://127.0.0.1:8080 get configmaps -w
+
+The read-only debug view is at /debug/listwatch. With --enable-faults the
+workshop fault switches are POSTs under /faults/:
+
+  kill-watches                       drop every open watch connection abruptly
+  compact                            compact history now (older watches and continue tokens get 410)
+  stall-watches                      open watches stop writing but stay open (half-open)
+  watch-timeout?duration=10s         default watch timeout (0 restores the randomised default)
+  bookmark-interval?duration=5s      periodic bookmark interval (0 restores --bookmark-interval)
+  fail-resource?resource=configmaps&group=&code=429&duration=30s
+                                     a resource answers 403 or 429 for a while
+  request-delay?duration=200ms       every non-watch request is delayed (a slow handler)
+
+GET /faults shows their state.
+
+Flags:
+`
+
+// run parses args, serves until ctx is done, then stops gracefully. It
+// reports where it listens on stderr.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("apiserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", apiserver.DefaultBinaryListen,
+		"address to listen on; loopback by default: anyone who can connect can read and write everything unless --token is set")
+	minRequestTimeout := fs.Duration("min-request-timeout", apiserver.DefaultMinRequestTimeout,
+		"a watch without ?timeoutSeconds ends after this × (1 + rand), i.e. 30-60 minutes by default; set it to e.g. 10s to see a watch end")
+	bookmarkInterval := fs.Duration("bookmark-interval", apiserver.DefaultBookmarkInterval,
+		"how often watchers that asked for bookmarks (allowWatchBookmarks=true) get one")
+	historySize := fs.Int("history-size", 0,
+		"events each watch cache keeps to replay to watches that resume from an older resourceVersion (0: the watch cache's default); older ones get 410 Expired")
+	watcherBuffer := fs.Int("watcher-buffer", 0,
+		"events queued per watcher before it counts as slow and is closed (0: the watch cache's default)")
+	enableFaults := fs.Bool("enable-faults", false,
+		"serve the workshop fault switches under /faults/ (see above)")
+	token := fs.String("token", "",
+		"if set, every request must carry 'Authorization: Bearer <token>' (kubectl --token); others get 401")
+	trace := fs.Bool("trace", false,
+		"narrate every step of every request and event on stderr (store, watch cache, HTTP)")
+	quiet := fs.Bool("quiet", false,
+		"do not log one line per request on stderr")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageHeader)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+
+	cfg := apiserver.Config{
+		Listen:            *listen,
+		MinRequestTimeout: *minRequestTimeout,
+		BookmarkInterval:  *bookmarkInterval,
+		HistorySize:       *historySize,
+		WatcherBuffer:     *watcherBuffer,
+		EnableFaults:      *enableFaults,
+		Token:             *token,
+	}
+	if !*quiet {
+		cfg.Logger = log.New(stderr, "", log.LstdFlags)
+	}
+	if *trace {
+		cfg.Tracer = narrate.New(stderr, narrate.WithColour(isTerminal(stderr)))
+	}
+	srv, err := apiserver.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "apiserver: serving on %s (debug view: %s/debug/listwatch)\n", srv.URL(), srv.URL())
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "apiserver: shutting down")
+	stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	return srv.Stop(stopCtx)
+}
+
+// isTerminal reports whether w is a terminal, where colour helps.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
