@@ -90,9 +90,11 @@ func (s *Server) create(r *http.Request, res *resource, obj *api.Object) (*api.O
 	}
 }
 
-// readObject reads and decodes a create or update body.
+// readObject reads and decodes a create or update body: JSON, or for the
+// kinds kubectl's create generators send, protobuf (protobuf_decode.go).
 func (s *Server) readObject(w http.ResponseWriter, r *http.Request, res *resource) (*api.Object, error) {
-	if err := checkBodyType(r); err != nil {
+	format, err := objectBodyFormat(r, res)
+	if err != nil {
 		return nil, err
 	}
 	if err := rejectDryRun(r); err != nil {
@@ -101,6 +103,9 @@ func (s *Server) readObject(w http.ResponseWriter, r *http.Request, res *resourc
 	body, err := readBody(w, r)
 	if err != nil {
 		return nil, err
+	}
+	if format == protobufBody {
+		return s.decodeProtobufObject(res, body)
 	}
 	return decodeObject(res, body)
 }

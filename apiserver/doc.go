@@ -44,7 +44,9 @@
 // create.go, update.go, patch.go (with mergepatch.go and jsonpatch.go),
 // delete.go and watch.go are the verbs; discovery.go, openapi.go and
 // table.go are what kubectl needs besides; responses.go writes JSON and
-// Status errors; limits.go, auth.go and log.go guard and record requests;
+// Status errors; protobuf_*.go read the protobuf bodies of kubectl's
+// create generators; limits.go, auth.go and log.go
+// guard and record requests;
 // faults.go holds the workshop fault switches and debug.go the read-only
 // debug view at /debug/listwatch.
 //
@@ -59,6 +61,9 @@
 //   - k8s.io/apiserver/pkg/storage/cacher/delegator.go: which list reads the
 //     store and which the watch cache.
 //   - k8s.io/apiserver/pkg/endpoints/discovery and kube-openapi: discovery.
+//   - k8s.io/apimachinery/pkg/runtime/serializer/protobuf and the
+//     generated.proto files of k8s.io/api core/v1 and apimachinery meta/v1:
+//     the protobuf bodies we read.
 //
 // The wire behaviour (status codes, reasons, messages, JSON layout) is
 // checked against recordings of a real kube-apiserver v1.32 in
@@ -66,10 +71,18 @@
 //
 // # Deliberate differences
 //
-//   - JSON only. A protobuf or CBOR request body is 415 with the list of
-//     types we accept; client-go users set ContentType: "application/json".
-//     (kubectl's create generators, such as "kubectl create configmap",
-//     send protobuf; "kubectl create -f" and "kubectl apply -f" send JSON.)
+//   - JSON, with one exception. Responses are always JSON (every client
+//     accepts it). Request bodies are JSON, except that kubectl's create
+//     generators ("kubectl create configmap", "kubectl create secret
+//     generic", "kubectl create namespace") can only send Kubernetes
+//     protobuf, so for v1 ConfigMaps, Secrets and Namespaces we read that
+//     too: protobuf_wire.go is the wire format, protobuf_decode.go (with
+//     protobuf_meta.go and protobuf_core.go) turns the body into the JSON
+//     the same object would have been sent as, and from there it is an
+//     ordinary JSON create or update. A protobuf body of any other kind,
+//     or a CBOR body, is 415 with the list of types we accept; client-go
+//     users set ContentType: "application/json". ("kubectl create -f" and
+//     "kubectl apply -f" send JSON.)
 //   - Objects are schemaless: only metadata is validated, spec and the rest
 //     are stored as sent. Strategic merge patches are applied as JSON merge
 //     patches (lists are replaced, not merged by key). Server-side apply is

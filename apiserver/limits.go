@@ -51,7 +51,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // checkBodyType accepts a JSON body (or one without a Content-Type, which
 // Kubernetes reads as JSON). Anything else, protobuf and CBOR included, is
 // 415 with the list of types we read: client-go users must set
-// ContentType: "application/json" in their rest.Config.
+// ContentType: "application/json" in their rest.Config. (Create and update
+// bodies go through objectBodyFormat instead, which also lets in protobuf
+// for the kinds kubectl's create generators send.)
 func checkBodyType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {

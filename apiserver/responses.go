@@ -20,7 +20,8 @@ import (
 // errors as a Status; paths that are not API paths as Go's plain-text
 // "404 page not found".
 
-// jsonContentType is the only type the server writes (and reads).
+// jsonContentType is the only type the server writes, and the type it
+// reads (protobuf_decode.go reads protobuf for three kinds besides).
 const jsonContentType = "application/json"
 
 // output is what the client accepts, decided from its Accept header.
