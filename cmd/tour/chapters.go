@@ -1,0 +1,95 @@
+package main
+
+import "fmt"
+
+// chapterText is a chapter's heading and prose.
+type chapterText struct {
+	title  string
+	what   string // what is about to happen
+	notice string // what to look for in the lines that follow
+}
+
+// The tour's text: what each chapter is about to do, and what to notice in
+// the lines that follow. The tutorial in docs/ tells each at length; the
+// chapter names here match its chapters.
+
+const intro = `listwatch guided tour: one event's trip from the store to a handler, and
+what happens when the watch breaks. Every line below is printed by one
+layer: time since start, the layer's name, what it just did. The lines are
+filtered to the objects the tour follows (run with -all to see every line).`
+
+func chapterStart(url, queue string) chapterText {
+	return chapterText{"An apiserver, a store, an informer",
+		fmt.Sprintf("We start our apiserver at %s. Behind it a versioned store plays etcd: "+
+			"every write gets the next revision, and that revision is the object's resourceVersion. "+
+			"In front of the store one watch cache per resource watches it once and serves every client. "+
+			"We create ConfigMap default/alpha, then start a SharedIndexInformer on the configmaps of "+
+			"namespace default with one handler, \"tour\". Its Reflector LISTs, hands the list to the "+
+			"%s, then WATCHes from the list's resourceVersion.", url, queue),
+		"the LIST asks for resourceVersion=0 (\"whatever the watch cache has\"); the WATCH starts " +
+			"at the resourceVersion the list returned and asks for bookmarks and a timeout. The handler " +
+			"is told about alpha with \"initial list\"."}
+}
+
+func chapterTrip() chapterText {
+	return chapterText{"One event's trip through every layer",
+		"We create ConfigMap default/demo with a plain POST, as kubectl would, and follow that one " +
+			"event. The store commits it at a new revision; the watch cache sends it to every watcher " +
+			"it matches; the HTTP handler writes it as one chunk of the open response; on the client the " +
+			"StreamWatcher decodes it onto ResultChan; the Reflector turns it into a delta in the queue; " +
+			"the informer pops it, stores it in the Indexer first, and the sharedProcessor hands it to " +
+			"the handler's processorListener, which calls the handler.",
+		"one number travels the whole way: the store's revision is the resourceVersion in the HTTP " +
+			"frame, in the delta and in the cache. The \"client read chunk\" line is the raw bytes off the " +
+			"socket: a hex size line, the JSON event, CRLF."}
+}
+
+func chapterTimeout(timeoutSeconds int) chapterText {
+	return chapterText{"The server ends the watch: a timeout",
+		fmt.Sprintf("We do nothing and wait. Every watch has a timeout: the Reflector asked for "+
+			"timeoutSeconds=%d (client-go asks for 300 to 600), and the server ends the response when it "+
+			"runs out. A watch that asks for none ends too, after kube-apiserver's --min-request-timeout: "+
+			"30 to 60 minutes. That is the first article's \"watch channel closed\": the StreamWatcher "+
+			"reads EOF and closes ResultChan, and nothing more happens unless someone watches again.",
+			timeoutSeconds),
+		"no error anywhere, just a clean end. The Reflector re-watches at once from the last " +
+			"resourceVersion it saw, without re-listing. Then we change demo and it arrives through the " +
+			"new watch."}
+}
+
+func chapterKill() chapterText {
+	return chapterText{"The connection dies: tcpkill",
+		"The first article cut the watch's connection with tcpkill. The apiserver's " +
+			"Faults().KillWatchConnections does the same from the server side: it resets the TCP " +
+			"connection mid-stream, with no terminating chunk.",
+		"\"connection reset by peer\" is a probable EOF (client-go's net.IsProbableEOF), so the " +
+			"StreamWatcher closes ResultChan without an ERROR event, exactly as after a timeout, and the " +
+			"Reflector recovers the same way: re-watch from the last resourceVersion."}
+}
+
+func chapterExpired(burst, history int) chapterText {
+	return chapterText{"Away too long: 410 Expired, re-list, tombstone",
+		fmt.Sprintf("We unplug the informer's network and kill its watch, so its next request waits. "+
+			"Meanwhile the cluster moves on: default/alpha is deleted, demo changes, and someone writes "+
+			"%d times to default/busy. The watch cache keeps only the last %d events (Kubernetes keeps "+
+			"about 75 seconds' worth), and we also compact the store, as etcd's compactor does every five "+
+			"minutes. Then we plug the cable back in.", burst, history),
+		"the re-watch from the old resourceVersion gets 410 Expired inside the stream, after a 200. " +
+			"A watch is served from the watch cache, so it is the cache's window that decides (the " +
+			"compaction is what a continue token, or a list at an exact old resourceVersion, would run into). " +
+			"A RetryWatcher would stop here; the Reflector backs off and re-lists. The queue's Replace " +
+			"compares the new list with what the informer knows: demo comes back as Replaced, and alpha, " +
+			"whose DELETED event was lost, as a Deleted delta carrying a DeletedFinalStateUnknown tombstone."}
+}
+
+func chapterConverged() chapterText {
+	return chapterText{"Converged",
+		"Last, we read the server's state with a fresh LIST and compare it with the informer's " +
+			"cache, object by object and resourceVersion by resourceVersion.",
+		"after a timeout, a reset and a 410, the cache holds exactly what the server holds. That is " +
+			"the informer's promise: eventually consistent, never silently stale."}
+}
+
+const outro = `Every chapter of the tour is told at length in docs/ (start at
+docs/README.md) and shown on its own by a program in examples/. Run the tour
+again with -all to see every line every layer prints, or with -queue RealFIFO.`

@@ -1,0 +1,45 @@
+// Command tour is the guided tour of listwatch: the README's first command.
+//
+//	go run ./cmd/tour
+//
+// With nothing but Go installed, and no cluster, it starts our apiserver
+// in-process on a free loopback port, starts a SharedIndexInformer on
+// ConfigMaps (our client is its ListerWatcher) with one handler, and then,
+// chapter by chapter:
+//
+//  1. lists and starts watching;
+//  2. follows ONE event, the creation of ConfigMap default/demo, through
+//     every layer: store revision → watch cache → chunked HTTP frame →
+//     StreamWatcher → Reflector → DeltaFIFO delta → Indexer →
+//     sharedProcessor/processorListener → handler;
+//  3. lets the server end the watch at its timeout (the first article's
+//     "my watch channel closed") and shows the Reflector re-watch from the
+//     last resourceVersion without re-listing;
+//  4. kills the connection, as tcpkill does in the first article;
+//  5. unplugs the network while the cluster moves on (a delete, a burst of
+//     writes, a compaction), so that the re-watch gets 410 Expired and the
+//     informer re-lists, reporting the delete it missed as a
+//     DeletedFinalStateUnknown tombstone;
+//  6. checks that the informer's cache converged on the server's state.
+//
+// Every layer narrates to ONE narrate.Tracer, whose filter follows the
+// objects the tour is about (see spotlight.go). Each line starts with the
+// layer's name. The tour exits 0 when every stage happened, and 1 with a
+// message naming the stage that did not. It takes about ten seconds.
+//
+// Flags: -no-color (colour is on only when stdout is a terminal anyway),
+// -queue DeltaFIFO|RealFIFO (the informer's queue), -all (do not filter:
+// every line every layer prints).
+//
+// Files: tour.go runs the chapters; chapters.go holds their text;
+// spotlight.go is the narration filter; wiretap.go shows the raw chunked
+// bytes as the client reads them off the socket; cable.go is the
+// ListerWatcher wrapper that can "unplug the network"; evidence.go records
+// what happened (handler calls, watches, the trip's printed lines) so the
+// tour can wait for each stage and check it; style.go is the console: it
+// serialises every write, prints headings and tells the tour which
+// narration lines have been printed.
+//
+// It mirrors nothing in Kubernetes: it is the tour of everything else.
+// docs/README.md is the tutorial that explains each chapter at length.
+package main
