@@ -1,0 +1,291 @@
+package integration
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
+	"listwatch/apiserver"
+	"listwatch/client"
+)
+
+// The first article (../shared/seeds/000_94a8a948032fb61b.txt), replayed
+// against our apiserver over loopback. A real kube-apiserver ends a watch
+// that did not ask for a timeout after 30-60 minutes (--min-request-timeout
+// × (1 + rand)); here the fault switch makes that one second, so the bug
+// the article took half an hour to hit shows up at once.
+
+// articleWatchTimeout is the server's watch timeout in these tests.
+const articleWatchTimeout = time.Second
+
+// articleServer starts an apiserver whose watches end after
+// articleWatchTimeout, and a client of it using transport tk.
+func articleServer(t *testing.T, tk client.TransportKind) (*apiserver.Server, *client.ResourceClient) {
+	t.Helper()
+	srv := startServer(t, apiserver.Config{})
+	srv.Faults().SetWatchTimeout(articleWatchTimeout)
+	c := newClient(t, srv, client.Config{Transport: tk})
+	return srv, c.Resource(configMaps).Namespace("default")
+}
+
+// Version 1 of the article's loop: `case e, ok := <-w.ResultChan(): if !ok
+// { return }`. It handles the events of the first watch, then the server's
+// timeout closes the channel and the loop (and with it the controller)
+// returns for good: a change made after that is never seen. A watch from
+// the same resourceVersion shows the change did happen.
+func TestArticleNaiveLoopStopsAtServerTimeout(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
+		_, cms := articleServer(t, tk)
+		ctx := testContext(t)
+		startRV := listResourceVersion(t, cms)
+		w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: startRV})
+		require.NoError(t, err)
+		defer w.Stop()
+		wr := newWriter(t, ctx, cms)
+		before, ok := wr.step("default")
+		require.True(t, ok)
+
+		var seen []string
+		deadline := time.After(waitLong) // only a safety net for a broken server
+	loop:
+		for {
+			select {
+			case e, ok := <-w.ResultChan():
+				if !ok {
+					break loop // the article: `return`. Nothing more is ever handled.
+				}
+				seen = append(seen, describe(e))
+			case <-deadline:
+				require.FailNow(t, "the server never ended the watch")
+			}
+		}
+		after, ok := wr.step("default") // happens after the loop gave up
+		require.True(t, ok)
+
+		assert.Equal(t, []string{before}, seen, "the naive loop saw only the first watch's events")
+		// The change after the timeout is real; the naive loop just is not
+		// there to see it.
+		w2, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: startRV})
+		require.NoError(t, err)
+		defer w2.Stop()
+		assert.Equal(t, before, describe(receive(t, w2.ResultChan())))
+		assert.Equal(t, after, describe(receive(t, w2.ResultChan())), "missed by the naive loop")
+	})
+}
+
+// Version 2: `if !ok { log.Error("Watcher channel closed"); continue }`. A
+// receive from a closed channel never blocks, so after the server's
+// timeout the loop spins, "receiving" nothing as fast as the CPU allows,
+// and still misses every later change. We count its iterations in a
+// bounded window after the close.
+func TestArticleContinueLoopSpins(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
+		_, cms := articleServer(t, tk)
+		ctx := testContext(t)
+		w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: listResourceVersion(t, cms)})
+		require.NoError(t, err)
+		defer w.Stop()
+		wr := newWriter(t, ctx, cms)
+		before, ok := wr.step("default")
+		require.True(t, ok)
+
+		const window = 200 * time.Millisecond
+		lateWrite := make(chan struct{})
+		var (
+			seen           []string
+			closedReceives int
+			windowEnd      <-chan time.Time // armed at the first closed receive
+			deadline       = time.After(waitLong)
+		)
+	loop:
+		for {
+			select {
+			case e, ok := <-w.ResultChan():
+				if !ok {
+					if windowEnd == nil {
+						windowEnd = time.After(window)
+						// A change the spinning loop will never see.
+						go func() {
+							defer close(lateWrite)
+							wr.step("default")
+						}()
+					}
+					closedReceives++ // log.Error("Watcher channel closed")
+					continue
+				}
+				seen = append(seen, describe(e))
+			case <-windowEnd:
+				break loop
+			case <-deadline:
+				require.FailNow(t, "the server never ended the watch")
+			}
+		}
+		<-lateWrite
+		assert.Equal(t, []string{before}, seen, "spinning, the loop saw nothing new")
+		// Hundreds of thousands of iterations a second without -race; tens
+		// of thousands with it. A loop that blocked would manage one.
+		assert.Greater(t, closedReceives, 10_000, "the continue loop explodes into a busy spin")
+		t.Logf("%d receives from a closed channel in %v", closedReceives, window)
+	})
+}
+
+// The fix the article arrives at, by hand: when the channel closes, watch
+// again from the resourceVersion of the last event (or BOOKMARK) seen. The
+// server replays exactly what happened after it, so across several server
+// timeouts and a killed connection every event arrives once, in order.
+func TestArticleReWatchLoopSeesEveryEvent(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
+		srv, cms := articleServer(t, tk)
+		everyEventAcrossDisruptions(t, srv, cms, func(ctx context.Context, startRV string) (<-chan api.Event, func() int64) {
+			out := make(chan api.Event)
+			var watches atomic.Int64
+			var wg sync.WaitGroup
+			t.Cleanup(wg.Wait) // runs after ctx is cancelled
+			wg.Go(func() {
+				defer close(out)
+				reWatchLoop(ctx, cms, startRV, out, &watches)
+			})
+			return out, watches.Load
+		})
+	})
+}
+
+// reWatchLoop is the hand-written fix: watch, and when the channel closes,
+// watch again from the last resourceVersion seen. It forwards events to
+// out until ctx is done.
+func reWatchLoop(ctx context.Context, cms *client.ResourceClient, rv string, out chan<- api.Event, watches *atomic.Int64) {
+	for ctx.Err() == nil {
+		w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			// The server may be briefly unreachable; try again shortly.
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		watches.Add(1)
+		for ev := range w.ResultChan() {
+			if ev.Type == api.Error {
+				// A 410 would need a re-list; this loop does not do that
+				// (the Reflector does). Hand it on and give up.
+				select {
+				case out <- ev:
+				case <-ctx.Done():
+				}
+				w.Stop()
+				return
+			}
+			rv = ev.Object.Metadata.ResourceVersion
+			if ev.Type == api.Bookmark {
+				continue
+			}
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				w.Stop()
+				return
+			}
+		}
+		w.Stop()
+	}
+}
+
+// The library fix: client-go's RetryWatcher (ours: client.RetryWatcher)
+// does what reWatchLoop does, plus a minimum delay between attempts and
+// the handling of ERROR events.
+func TestArticleRetryWatcherSeesEveryEvent(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
+		srv, cms := articleServer(t, tk)
+		everyEventAcrossDisruptions(t, srv, cms, func(ctx context.Context, startRV string) (<-chan api.Event, func() int64) {
+			g := newGate(cms)
+			rw, err := client.NewRetryWatcher(ctx, startRV, g, client.RetryWatcherOptions{})
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				rw.Stop()
+				<-rw.Done()
+			})
+			return rw.ResultChan(), g.watches.Load
+		})
+	})
+}
+
+// everyEventAcrossDisruptions writes a steady stream of changes while the
+// server ends the consumer's watch at least three times (its one-second
+// timeout) and then kills the connection, and checks that the consumer
+// received exactly what was written: nothing missing, nothing twice, in
+// order. start starts the consumer from a resourceVersion and returns its
+// events and a count of the watches it has opened.
+func everyEventAcrossDisruptions(t *testing.T, srv *apiserver.Server, cms *client.ResourceClient,
+	start func(ctx context.Context, startRV string) (<-chan api.Event, func() int64),
+) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, watches := start(ctx, listResourceVersion(t, cms))
+
+	wr := newWriter(t, ctx, cms)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { wr.runUntil(stop, "default", 15*time.Millisecond) })
+	defer func() {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+		wg.Wait()
+	}()
+
+	// The consumer must keep up while we wait, or the server would close
+	// its watch for being too slow (another disruption, but not the one
+	// under test): receive in the background.
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	recvDone := make(chan struct{})
+	defer func() {
+		cancel() // stops the consumer, which closes events
+		<-recvDone
+	}()
+	go func() {
+		defer close(recvDone)
+		for ev := range events {
+			mu.Lock()
+			got = append(got, describe(ev))
+			mu.Unlock()
+		}
+	}()
+	received := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+
+	// Three server timeouts: the first watch plus three re-watches.
+	require.Eventually(t, func() bool { return watches() >= 4 }, waitLong, tick,
+		"the server's %v timeout should have ended the watch three times", articleWatchTimeout)
+	// A connection killed mid-stream (the article's tcpkill).
+	before := watches()
+	require.Eventually(t, func() bool { return srv.Faults().KillWatchConnections() > 0 }, waitLong, tick,
+		"no watch connection to kill")
+	require.Eventually(t, func() bool { return watches() > before }, waitLong, tick, "no re-watch after the kill")
+	// A few more changes on the new watch, then stop writing.
+	n := len(wr.events())
+	require.Eventually(t, func() bool { return len(wr.events()) >= n+5 }, waitLong, tick)
+	close(stop)
+	wg.Wait()
+
+	want := wr.events()
+	require.Eventually(t, func() bool { return len(received()) >= len(want) }, waitLong, tick,
+		"the consumer received %d of %d events", len(received()), len(want))
+	assert.Equal(t, want, received(), "every event exactly once, in order")
+	t.Logf("%d events over %d watches", len(want), watches())
+}
