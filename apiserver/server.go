@@ -60,6 +60,13 @@ type resourceState struct {
 	cacher *cacher.Cacher
 }
 
+// cacherStoreWatchBuffer sizes the store-side buffer of each watch cache's
+// one store watch. That watch is the only one per resource, so it is given
+// room to absorb a burst of writes (a benchmark or a chaos writer) while the
+// cache applies them; the store's default suits ordinary watchers. If a
+// burst still overflows it, the cache re-lists and its clients re-watch.
+const cacherStoreWatchBuffer = 16384
+
 // Start starts a server: it listens on cfg.Listen, creates the store with
 // the namespaces "default" and "kube-system", starts one watch cache per
 // resource and serves HTTP until Stop. ctx bounds start-up only.
@@ -74,7 +81,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tracer:         cfg.Tracer,
 		listener:       ln,
 		serveDone:      make(chan struct{}),
-		store:          store.New(store.Options{Tracer: cfg.Tracer}),
+		store:          store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer}),
 		byGroupVersion: map[string]map[string]*resourceState{},
 		byResource:     map[api.GroupResource]*resourceState{},
 		counters:       newCounters(),
