@@ -36,6 +36,12 @@ type watchStream struct {
 // tell it from a client that went away.
 var errWatchTimeout = errors.New("watch timeout")
 
+// Header values shared by every watch response (net/http copies them).
+var (
+	headerJSON    = []string{"application/json"}
+	headerChunked = []string{"chunked"}
+)
+
 // maxBatchBytes bounds one write: frames are copied together up to this
 // size (a socket takes about this much at a time anyway).
 const maxBatchBytes = 64 << 10
@@ -116,16 +122,15 @@ func stalled(stall <-chan struct{}) bool {
 // frame the watcher has ready (Next), writes them with ONE Write (one HTTP
 // chunk; a burst bigger than 64 KiB takes one per 64 KiB), and flushes only
 // when no more frames are pending, so a busy watch costs one write() system
-// call per batch instead of one per event. The
-// frames themselves were encoded once by the cacher and are shared by every
-// watch that gets them.
+// call per batch instead of one per event. The frames themselves were
+// encoded once by the cacher and are shared by every watch that gets them.
 func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = headerJSON
 	if r.ProtoMajor == 1 {
 		// Kubernetes sets it explicitly; net/http then chunks the body
 		// (HTTP/2 has its own framing and must not carry the header).
-		h.Set("Transfer-Encoding", "chunked")
+		h["Transfer-Encoding"] = headerChunked
 	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -135,6 +140,10 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 		return
 	}
 
+	// The timeout ends Next, not the watcher: as in Kubernetes, a watch
+	// whose handler is stuck writing to a client that stopped reading stays
+	// registered past its deadline, so the dispatcher still closes it as too
+	// slow instead of queueing for it forever.
 	ctx, cancel := watchContext(r.Context(), ws.timeout)
 	defer cancel()
 	id := ws.watcher.ID()

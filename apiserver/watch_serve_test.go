@@ -207,6 +207,37 @@ func TestServeWatchTransports(t *testing.T) {
 				assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
 			})
 
+			t.Run("timeout ends a busy watch too", func(t *testing.T) {
+				t.Cleanup(leakcheck.Check(t))
+				e := swStart(t)
+				c := tr.dial(t, e, "?initial=false&timeout=300ms")
+				defer c.close()
+				stop := make(chan struct{})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						o := &api.Object{APIVersion: "v1", Kind: "ConfigMap", Metadata: api.ObjectMeta{Name: fmt.Sprint("busy", i), Namespace: "ns"}}
+						_, _ = e.s.Create(context.Background(), swPrefix+"ns/"+o.Metadata.Name, o)
+						time.Sleep(time.Millisecond)
+					}
+				}()
+				defer func() { close(stop); <-done }()
+				for {
+					fs, err := c.next(5 * time.Second)
+					if err != nil {
+						require.ErrorIs(t, err, io.EOF)
+						break
+					}
+					require.NotEmpty(t, fs)
+				}
+			})
+
 			t.Run("410 in-stream then a clean end", func(t *testing.T) {
 				t.Cleanup(leakcheck.Check(t))
 				e := swStart(t, "a", "b") // the cache starts at rev 3

@@ -107,8 +107,8 @@ type Stats struct {
 	// Revision is the newest revision the cache has applied.
 	Revision int64 `json:"revision"`
 	// OldestRevision is the revision of the oldest event the ring can still
-	// replay: a watch from N needs N >= OldestRevision-1, the number a 410
-	// names in parentheses.
+	// replay (later if the store was compacted past it): a watch from N
+	// needs N >= OldestRevision-1, the number a 410 names in parentheses.
 	OldestRevision   int64 `json:"oldestReplayableRevision"`
 	HistoryLen       int   `json:"historyLen"`
 	HistoryCap       int   `json:"historyCap"`

@@ -52,7 +52,6 @@ type CacheWatcher struct {
 	// guarded by Cacher.wmu.
 	slot       int
 	registered bool
-	stopCtx    func() bool
 	stopOnce   sync.Once
 
 	// The dispatcher's own bookkeeping, touched by the dispatcher only
@@ -86,9 +85,9 @@ func (c *Cacher) newWatcher(opts WatchOptions) *CacheWatcher {
 	return &CacheWatcher{c: c, opts: opts, started: time.Now(), wake: make(chan struct{}, 1)}
 }
 
-// register adds w to the watcher set and ties it to ctx. The caller holds
-// c.mu for reading, so no event is applied meanwhile.
-func (c *Cacher) register(ctx context.Context, w *CacheWatcher) error {
+// register adds w to the watcher set. The caller holds c.mu for reading,
+// so no event is applied meanwhile.
+func (c *Cacher) register(w *CacheWatcher) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.stopped || c.ctx.Err() != nil {
@@ -105,7 +104,6 @@ func (c *Cacher) register(ctx context.Context, w *CacheWatcher) error {
 	c.watchers[ns] = append(c.watchers[ns], w)
 	c.count++
 	w.registered = true
-	w.stopCtx = context.AfterFunc(ctx, w.Stop)
 	return nil
 }
 
@@ -151,7 +149,8 @@ func (c *Cacher) terminateAll(err error) int {
 // frame to buf and returns it, so the caller can write them all in one
 // write() and flush once. When the watcher has ended and its queue is drained
 // it returns the frames it has with the reason (ErrTooSlow, ErrKilled,
-// ErrStopped, ErrStatusSent); it returns ctx.Err() when ctx is done.
+// ErrStopped, ErrStatusSent); it returns ctx.Err() as soon as ctx is done,
+// even with frames still queued.
 //
 // Next must not be called from two goroutines at once: a watch has one
 // writer.
@@ -162,6 +161,12 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 		return buf, ErrStatusSent
 	}
 	for {
+		// A done ctx wins over pending frames: a watch that is never idle
+		// must still end at its timeout (the client resumes from the last
+		// revision it got).
+		if err := ctx.Err(); err != nil {
+			return buf, err
+		}
 		if w.replay != nil || w.endBookmarkRev > 0 {
 			if err := w.Err(); err != nil {
 				// A watch that ends half-way through its replay must not
@@ -286,12 +291,8 @@ func (w *CacheWatcher) Stop() {
 	w.stopOnce.Do(func() {
 		c := w.c
 		c.wmu.Lock()
-		stopCtx := w.stopCtx // set by register under wmu
 		c.unregisterLocked(w)
 		c.wmu.Unlock()
-		if stopCtx != nil {
-			stopCtx()
-		}
 		w.end(ErrStopped)
 	})
 }

@@ -247,9 +247,10 @@ func (c *Cacher) revisionMovedLocked() {
 
 // Watch registers a watcher. Errors that Kubernetes reports in-stream (410
 // too old, 504 with sendInitialEvents) are not returned here: the watcher
-// delivers one ERROR frame and ends (ErrStatusSent). The watcher lives until
-// Stop, until ctx is done, or until the cacher ends it. Watch returns an
-// error only when ctx is done while it waits, or the cacher is stopped.
+// delivers one ERROR frame and ends (ErrStatusSent). ctx bounds only the
+// wait of a watch with sendInitialEvents; the watcher lives until Stop (the
+// caller must call it) or until the cacher ends it. Watch returns an error
+// only when ctx is done while it waits, or the cacher is stopped.
 func (c *Cacher) Watch(ctx context.Context, opts WatchOptions) (*CacheWatcher, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -294,7 +295,7 @@ func (c *Cacher) Watch(ctx context.Context, opts WatchOptions) (*CacheWatcher, e
 		w.startRev = cur
 	default:
 		n := opts.ResourceVersion
-		if oldest := c.wc.oldest(); n < oldest-1 {
+		if oldest := c.oldestLocked(); n < oldest-1 {
 			c.tooOld.Add(1)
 			if c.tr.Enabled() {
 				c.tr.Printf(narrate.WatchCache, "%s: watch from rev %d: too old, oldest replayable is %d: 410", c.name, n, oldest)
@@ -317,7 +318,7 @@ func (c *Cacher) Watch(ctx context.Context, opts WatchOptions) (*CacheWatcher, e
 	if w.bookmarkAfter == 0 {
 		w.bookmarkAfter = w.startRev
 	}
-	if err := c.register(ctx, w); err != nil {
+	if err := c.register(w); err != nil {
 		return nil, err
 	}
 	if c.tr.Enabled() {
@@ -325,6 +326,16 @@ func (c *Cacher) Watch(ctx context.Context, opts WatchOptions) (*CacheWatcher, e
 			c.name, w.id, w.describe(), len(w.replay), w.startRev)
 	}
 	return w, nil
+}
+
+// oldestLocked is the oldest revision a watch can be replayed from: the
+// ring's, or later if the store's history was compacted past it. Kubernetes'
+// watch cache ignores etcd's compaction for watches it can still replay; we
+// follow the store's, so that compacting the store (a workshop fault, or the
+// store's own history limit) makes every older watch get 410, as a
+// compacted etcd does. The caller holds c.mu.
+func (c *Cacher) oldestLocked() int64 {
+	return max(c.wc.oldest(), c.cfg.Store.CompactedRevision()+1)
 }
 
 // statusWatcher turns w into a watcher that delivers one ERROR frame.

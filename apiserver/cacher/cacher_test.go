@@ -115,6 +115,25 @@ func TestWatchFromBeforeTheBufferIs410(t *testing.T) {
 		assert.Equal(t, int64(1), c.Stats().TooOldErrors)
 	})
 
+	t.Run("older than the store's compaction", func(t *testing.T) {
+		e := newEnv(t, Config{})
+		a := e.create("ns", "a", nil, "")
+		b := e.update("ns", "a", nil, "2")
+		e.waitRev(rv(b))
+		// The ring still holds both events; the store's history does not.
+		require.NoError(t, e.s.Compact(rv(b)))
+		w := e.watch(WatchOptions{ResourceVersion: rv(a), RVSet: true})
+		fs, err := ending(t, w, 1)
+		require.ErrorIs(t, err, ErrStatusSent)
+		got := decode(t, fs)
+		assert.Equal(t, fmt.Sprintf("too old resource version: %d (%d)", rv(a), rv(b)), got[0].Status.Message)
+		assert.Equal(t, rv(b)+1, e.c.Stats().OldestRevision)
+		// From the compacted revision itself is fine.
+		w = e.watch(WatchOptions{ResourceVersion: rv(b), RVSet: true})
+		c := e.create("ns", "c", nil, "")
+		assert.Equal(t, c.Metadata.ResourceVersion, events(t, w, 1)[0].Object.Metadata.ResourceVersion)
+	})
+
 	t.Run("older than the ring", func(t *testing.T) {
 		e := newEnv(t, Config{HistorySize: 8})
 		var objs []*api.Object
@@ -382,19 +401,6 @@ func TestStopEndsWatchersAndIsIdempotent(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStopped)
 }
 
-func TestWatchEndsWithItsContext(t *testing.T) {
-	t.Cleanup(leakcheck.Check(t))
-	e := newEnv(t, Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	w, err := e.c.Watch(ctx, WatchOptions{})
-	require.NoError(t, err)
-	require.Len(t, e.c.Stats().Watchers, 1)
-	cancel()
-	require.Eventually(t, func() bool { return len(e.c.Stats().Watchers) == 0 }, 5*time.Second, time.Millisecond)
-	_, err = w.Next(context.Background(), nil)
-	assert.ErrorIs(t, err, ErrStopped)
-}
-
 func TestStatsDescribeWatchers(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	e := newEnv(t, Config{WatcherBuffer: 7, HistorySize: 50})
@@ -469,4 +475,17 @@ func drain(w *CacheWatcher) (int, error) {
 			return n, err
 		}
 	}
+}
+
+func TestNextReturnsWhenCtxIsDoneEvenWithFramesPending(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	e := newEnv(t, Config{})
+	w := e.watch(WatchOptions{SendInitialEvents: ptr(false)})
+	e.create("ns", "a", nil, "")
+	require.Eventually(t, w.Pending, 5*time.Second, time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := w.Next(ctx, nil)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, got)
 }

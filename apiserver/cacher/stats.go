@@ -8,7 +8,7 @@ func (c *Cacher) Stats() Stats {
 	s := Stats{
 		Resource:       c.name,
 		Revision:       c.wc.rev,
-		OldestRevision: c.wc.oldest(),
+		OldestRevision: c.oldestLocked(),
 		HistoryLen:     c.wc.hist.len(),
 		HistoryCap:     c.wc.hist.capy,
 	}
