@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"listwatch/api"
@@ -42,7 +43,12 @@ type Faults struct {
 	mu sync.Mutex
 	// stall is closed by StallWatches; watches started before see it
 	// closed, later ones get the next channel.
-	stall            chan struct{}
+	stall chan struct{}
+	// kill is closed by KillWatchConnections, like stall: it reaches the
+	// connections the watch cache no longer knows about, the stalled ones.
+	kill chan struct{}
+	// held counts stalled connections being held open.
+	held             atomic.Int64
 	watchTimeout     time.Duration
 	bookmarkInterval time.Duration
 	delay            time.Duration
@@ -66,7 +72,7 @@ type faultCounts struct {
 }
 
 func newFaults(s *Server) *Faults {
-	return &Faults{s: s, stall: make(chan struct{}), failing: map[api.GroupResource]resourceFailure{}}
+	return &Faults{s: s, stall: make(chan struct{}), kill: make(chan struct{}), failing: map[api.GroupResource]resourceFailure{}}
 }
 
 // KillWatchConnections drops every open watch connection abruptly, with no
@@ -79,6 +85,11 @@ func (f *Faults) KillWatchConnections() int {
 		n += rs.cacher.KillWatchers()
 	}
 	f.mu.Lock()
+	// Stalled connections have left the watch cache; they are dropped
+	// through the kill channel they hold.
+	n += int(f.held.Load())
+	close(f.kill)
+	f.kill = make(chan struct{})
 	f.counts.Kills++
 	f.counts.Killed += int64(n)
 	f.mu.Unlock()
@@ -170,6 +181,13 @@ func (f *Faults) stallChannel() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stall
+}
+
+// killChannel is the channel a new watch holds for the kill fault.
+func (f *Faults) killChannel() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.kill
 }
 
 func (f *Faults) watchTimeoutOverride() time.Duration {

@@ -98,6 +98,8 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, ri requestIn
 		watcher: cw,
 		timeout: timeout,
 		stall:   s.faults.stallChannel(),
+		kill:    s.faults.killChannel(),
+		held:    &s.faults.held,
 		ws:      ws,
 		tracer:  s.tracer,
 	})

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"listwatch/apiserver/cacher"
@@ -27,6 +28,11 @@ type watchStream struct {
 	// stall is closed by the half-open fault: from then on the writer stops
 	// writing but keeps the connection open until the client goes away.
 	stall <-chan struct{}
+	// kill is closed by the kill fault. The watcher hears of a kill from the
+	// watch cache; a stalled connection, which has left the cache, hears of
+	// it here. held counts stalled connections while they are held.
+	kill <-chan struct{}
+	held *atomic.Int64
 	// ws is true when the request asked for a websocket upgrade.
 	ws     bool
 	tracer *narrate.Tracer
@@ -152,7 +158,9 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 		var err error
 		frames, err = ws.watcher.Next(ctx, frames[:0])
 		if stalled(ws.stall) {
-			holdStalled(r, ws, id, len(frames))
+			if holdStalled(r, ws, id, len(frames)) {
+				abortConnection(w)
+			}
 			return
 		}
 		if len(frames) > 0 {
@@ -207,15 +215,28 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 }
 
 // holdStalled is the half-open fault: write nothing more, never end the
-// response, and keep the connection until the client gives up (or the
-// server stops). The watcher is stopped so the cache does not spend its time
-// budget on a queue nobody drains.
-func holdStalled(r *http.Request, ws watchStream, id int64, dropped int) {
+// response, and keep the connection until the client gives up, the server
+// stops, or the kill fault drops it (then it returns true). The watcher is
+// stopped so the cache does not spend its time budget on a queue nobody
+// drains.
+func holdStalled(r *http.Request, ws watchStream, id int64, dropped int) (killed bool) {
 	ws.watcher.Stop()
 	if ws.tracer.Enabled() {
 		ws.tracer.Printf(narrate.HTTP, "watch %d: stalled (half-open fault): %d frames not written, holding the connection", id, dropped)
 	}
-	<-r.Context().Done()
+	if ws.held != nil {
+		ws.held.Add(1)
+		defer ws.held.Add(-1)
+	}
+	select {
+	case <-r.Context().Done():
+		return false
+	case <-ws.kill:
+		if ws.tracer.Enabled() {
+			ws.tracer.Printf(narrate.HTTP, "watch %d: stalled connection killed: dropping it", id)
+		}
+		return true
+	}
 }
 
 // abortConnection drops a watch's connection without ending the response:

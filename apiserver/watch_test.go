@@ -252,6 +252,23 @@ func TestFaultStallWatches(t *testing.T) {
 	stalled.close()
 }
 
+// A stalled connection has left the watch cache, but the kill fault must
+// still drop it: a half-open connection is exactly what tcpkill is for.
+func TestFaultKillDropsStalledWatches(t *testing.T) {
+	ts := startServer(t, Config{})
+	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
+	ws := ts.watch(websocketTransport, "/api/v1/namespaces/default/configmaps?watch=1")
+	ts.Faults().StallWatches()
+	ts.createConfigMap("default", "unsent", nil, nil) // makes both writers notice the stall
+	require.Eventually(t, func() bool { return ts.Faults().held.Load() == 2 },
+		5*time.Second, 10*time.Millisecond, "both connections are held stalled")
+	assert.Equal(t, 2, ts.Faults().KillWatchConnections())
+	assert.Error(t, w.ended(5*time.Second), "a killed stalled watch breaks, it does not end cleanly")
+	_ = ws.ended(5 * time.Second) // the websocket ends; how depends on the client
+	require.Eventually(t, func() bool { return ts.Faults().held.Load() == 0 },
+		5*time.Second, 10*time.Millisecond, "no stalled connection is held any more")
+}
+
 func TestFaultWatchTimeoutAndBookmarkInterval(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.Faults().SetWatchTimeout(time.Second)

@@ -88,9 +88,16 @@ func writeWebsocketWatch(conn *websocket.Conn, raw net.Conn, r *http.Request, ws
 			if ws.tracer.Enabled() {
 				ws.tracer.Printf(narrate.HTTP, "watch %d (websocket): stalled (half-open fault): holding the connection", id)
 			}
+			if ws.held != nil {
+				ws.held.Add(1)
+				defer ws.held.Add(-1)
+			}
 			select {
 			case <-readerDone:
 			case <-r.Context().Done():
+			case <-ws.kill:
+				resetConn(raw)
+				return
 			}
 			_ = raw.Close()
 			return
