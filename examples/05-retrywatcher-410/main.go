@@ -38,18 +38,19 @@ import (
 func main() {
 	history := flag.Int("history", 20, "how many events the server's watch cache keeps (kube-apiserver: about 75 s worth)")
 	changes := flag.Int("changes", 30, "how many changes happen while the clients are disconnected")
+	compact := flag.Bool("compact", true, "compact the store while the clients are away (our CompactNow fault also trims the watch cache)")
 	trace := flag.Bool("trace", false, "narrate every layer")
 	flag.Parse()
 	if *history < 1 || *changes < 1 {
 		demo.Fail(fmt.Errorf("-history and -changes must be positive"))
 	}
 	p := demo.NewPrinter(os.Stdout)
-	if err := run(p, *history, *changes, *trace); err != nil {
+	if err := run(p, *history, *changes, *compact, *trace); err != nil {
 		demo.Fail(err)
 	}
 }
 
-func run(p *demo.Printer, history, changes int, trace bool) error {
+func run(p *demo.Printer, history, changes int, compact, trace bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tr := demo.Tracer(trace)
@@ -150,8 +151,13 @@ func run(p *demo.Printer, history, changes int, trace bool) error {
 		}
 	}
 	p.Say("change", "updated demo %d times: n=4 … n=%d, now at rv %s", changes, 3+changes, last.Metadata.ResourceVersion)
-	compacted := srv.Faults().CompactNow()
-	p.Say("fault", "CompactNow: the store's history before rv %d is gone, as etcd compacts every 5 minutes", compacted)
+	if compact {
+		// Unlike kube-apiserver, whose watch cache outlives an etcd
+		// compaction, our CompactNow switch makes every older watch 410 too,
+		// so a workshop can force the case on demand.
+		compacted := srv.Faults().CompactNow()
+		p.Say("fault", "CompactNow: the history before rv %d is gone, from the store and from the watch cache", compacted)
+	}
 	if oldest, err := oldestReplayable(ctx, srv.URL()); err == nil {
 		p.Say("server", "/debug/listwatch: the configmaps watch cache can replay from rv %d on; older resourceVersions get 410", oldest)
 	}
