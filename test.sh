@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2; fetched from the Go module proxy
+FUZZTIME=${FUZZTIME:-5s}    # per fuzz target; docs/chaos.md has the long runs
 
 # Every directory holding a go.mod is a module: the core at the root and the
 # nested ones (interop/ needs k8s.io/client-go, which the core must not).
@@ -27,3 +28,17 @@ for m in "${modules[@]}"; do
   step "module $m: go test -race"
   (cd "$m" && go test -race -count=1 -timeout 20m ./...)
 done
+
+# Every fuzz target for a short run on top of its checked-in corpus (which
+# `go test` above already replayed). A finding fails the run and leaves the
+# crasher under testdata/fuzz for a regression seed.
+step "fuzz: every target for ${FUZZTIME}"
+fuzzed=0
+while IFS=: read -r file name; do
+  pkg=./$(dirname "$file")
+  echo "--- $pkg $name"
+  go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg"
+  fuzzed=$((fuzzed + 1))
+done < <(git grep -o -E '^func Fuzz[A-Za-z0-9_]+' -- '*_test.go' ':!interop' | sed -E 's/:func /:/')
+[ "$fuzzed" -gt 0 ] || { echo "no fuzz targets found: the fuzz step checked nothing"; exit 1; }
+echo "fuzzed $fuzzed targets"
