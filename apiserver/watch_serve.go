@@ -122,7 +122,11 @@ func stalled(stall <-chan struct{}) bool {
 	}
 }
 
-// serveWatchChunked is the plain-HTTP watch: one chunked response.
+// serveWatchChunked is the plain-HTTP watch: one chunked response. Over
+// HTTP/1.1 the connection is taken over from net/http once the headers are
+// out and the watch is written on it directly (watch_chunked.go); HTTP/2,
+// HTTP/1.0 and a writer that cannot be hijacked keep the ResponseWriter
+// path below.
 //
 // Its loop is the heart of the apiserver's fan-out cost: it takes every
 // frame the watcher has ready (Next), writes them with ONE Write (one HTTP
@@ -137,6 +141,14 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 		// Kubernetes sets it explicitly; net/http then chunks the body
 		// (HTTP/2 has its own framing and must not carry the header).
 		h["Transfer-Encoding"] = headerChunked
+	}
+	if r.ProtoAtLeast(1, 1) && r.ProtoMajor == 1 {
+		// The log says 200, not the 101 of a protocol switch.
+		logStatus(w, http.StatusOK)
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			serveWatchOnConn(conn, h, r, ws)
+			return
+		}
 	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -158,7 +170,7 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 		var err error
 		frames, err = ws.watcher.Next(ctx, frames[:0])
 		if stalled(ws.stall) {
-			if holdStalled(r, ws, id, len(frames)) {
+			if holdStalled(r.Context().Done(), ws, id, len(frames)) {
 				abortConnection(w)
 			}
 			return
@@ -180,37 +192,47 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 			if ws.tracer.Enabled() {
 				ws.tracer.Printf(narrate.HTTP, "watch %d: wrote %d bytes, %d frames (flushed: %v)", id, n, len(frames), !pending)
 			}
-			clear(frames) // drop the references while idle
-			if cap(frames) > 1024 {
-				frames = nil // a burst's slice is not kept by an idle watch
-			}
+			frames = idleFrames(frames)
 		}
 		if err == nil {
 			continue
 		}
-		switch {
-		case errors.Is(err, cacher.ErrKilled):
+		if errors.Is(err, cacher.ErrKilled) {
 			if ws.tracer.Enabled() {
 				ws.tracer.Printf(narrate.HTTP, "watch %d: killed: dropping the connection", id)
 			}
 			abortConnection(w)
 			return
-		case context.Cause(ctx) == errWatchTimeout:
-			if ws.tracer.Enabled() {
-				ws.tracer.Printf(narrate.HTTP, "watch %d: timeout after %v: ending the response (terminating chunk)", id, ws.timeout)
-			}
-		case ctx.Err() != nil:
-			if ws.tracer.Enabled() {
-				ws.tracer.Printf(narrate.HTTP, "watch %d: client gone or server stopping", id)
-			}
-		default:
-			// ErrTooSlow, ErrStopped, ErrStatusSent: a clean end; the
-			// client re-watches.
-			if ws.tracer.Enabled() {
-				ws.tracer.Printf(narrate.HTTP, "watch %d: ended (%v): ending the response", id, err)
-			}
 		}
+		traceWatchEnd(ctx, ws, id, err)
 		return // net/http writes the terminating chunk
+	}
+}
+
+// idleFrames readies the frames slice for the next Next: the references
+// are dropped while the watch is idle, and a burst's big slice is not kept.
+func idleFrames(frames [][]byte) [][]byte {
+	clear(frames)
+	if cap(frames) > 1024 {
+		return nil
+	}
+	return frames
+}
+
+// traceWatchEnd narrates why a watch that ends cleanly (not killed) ended.
+func traceWatchEnd(ctx context.Context, ws watchStream, id int64, err error) {
+	if !ws.tracer.Enabled() {
+		return
+	}
+	switch {
+	case context.Cause(ctx) == errWatchTimeout:
+		ws.tracer.Printf(narrate.HTTP, "watch %d: timeout after %v: ending the response (terminating chunk)", id, ws.timeout)
+	case ctx.Err() != nil:
+		ws.tracer.Printf(narrate.HTTP, "watch %d: client gone or server stopping", id)
+	default:
+		// ErrTooSlow, ErrStopped, ErrStatusSent: a clean end; the client
+		// re-watches.
+		ws.tracer.Printf(narrate.HTTP, "watch %d: ended (%v): ending the response", id, err)
 	}
 }
 
@@ -219,7 +241,7 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 // stops, or the kill fault drops it (then it returns true). The watcher is
 // stopped so the cache does not spend its time budget on a queue nobody
 // drains.
-func holdStalled(r *http.Request, ws watchStream, id int64, dropped int) (killed bool) {
+func holdStalled(clientGone <-chan struct{}, ws watchStream, id int64, dropped int) (killed bool) {
 	ws.watcher.Stop()
 	if ws.tracer.Enabled() {
 		ws.tracer.Printf(narrate.HTTP, "watch %d: stalled (half-open fault): %d frames not written, holding the connection", id, dropped)
@@ -229,7 +251,7 @@ func holdStalled(r *http.Request, ws watchStream, id int64, dropped int) (killed
 		defer ws.held.Add(-1)
 	}
 	select {
-	case <-r.Context().Done():
+	case <-clientGone:
 		return false
 	case <-ws.kill:
 		if ws.tracer.Enabled() {

@@ -338,6 +338,58 @@ func TestServeWatchChunkedWire(t *testing.T) {
 	assert.Equal(t, 200, q.status)
 }
 
+// The HTTP/1.1 watch is framed by us on the hijacked connection
+// (watch_chunked.go): a burst is cut into chunks of at most maxBatchBytes,
+// a frame bigger than that travels alone in its chunk, every chunk ends in
+// CRLF, and after the terminating chunk the server closes the connection
+// in order (FIN, not a reset).
+func TestServeWatchChunkedFraming(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	e := swStart(t)
+	var want []string
+	for i := range 80 {
+		o := e.create(fmt.Sprintf("cm-%03d", i), strings.Repeat("x", 1000))
+		want = append(want, swFrame(api.Added, o))
+	}
+	big := e.create("cm-big", strings.Repeat("y", maxBatchBytes+100))
+	want = append(want, swFrame(api.Added, big))
+	c := swDialChunked(t, e, "?timeout=1s")
+	defer c.close()
+	assert.Equal(t, "chunked", c.header.Get("Transfer-Encoding"))
+	assert.Equal(t, "close", c.header.Get("Connection"), "the connection ends with the watch")
+	assert.NotEmpty(t, c.header.Get("Date"))
+
+	require.NoError(t, c.conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+	var got []string
+	chunks := 0
+	for {
+		line, err := c.br.ReadString('\n')
+		require.NoError(t, err)
+		require.True(t, strings.HasSuffix(line, "\r\n"), "size line %q", line)
+		size, err := strconv.ParseInt(strings.TrimSuffix(line, "\r\n"), 16, 64)
+		require.NoError(t, err)
+		body := make([]byte, size+2)
+		_, err = io.ReadFull(c.br, body)
+		require.NoError(t, err)
+		require.Equal(t, "\r\n", string(body[size:]), "chunk %d ends in CRLF", chunks)
+		if size == 0 {
+			break
+		}
+		chunks++
+		frames := strings.SplitAfter(string(body[:size]), "\n")
+		frames = frames[:len(frames)-1] // after the last newline
+		if size > maxBatchBytes {
+			assert.Len(t, frames, 1, "only a lone frame exceeds maxBatchBytes")
+		}
+		got = append(got, frames...)
+	}
+	assert.Equal(t, want, got)
+	assert.GreaterOrEqual(t, chunks, 3, "81 KiB of small frames and a 64 KiB one take several chunks")
+	// Then an orderly close, not a reset.
+	_, err := c.br.ReadByte()
+	require.ErrorIs(t, err, io.EOF)
+}
+
 func TestServeWatchWebsocketWire(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	e := swStart(t)
