@@ -120,6 +120,24 @@ func IsDNS1123Label(value string) []string {
 	return errs
 }
 
+// IsDNS1035Label checks a Service name: like a DNS-1123 label, but it must
+// start with a letter, so it can be a DNS name on its own.
+func IsDNS1035Label(value string) []string {
+	var errs []string
+	if len(value) > DNS1123LabelMaxLength {
+		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
+	}
+	if !isDNS1123Label(value) || value[0] < 'a' || value[0] > 'z' {
+		errs = append(errs, regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
+	}
+	return errs
+}
+
+const (
+	dns1035LabelFmt    = "[a-z]([-a-z0-9]*[a-z0-9])?"
+	dns1035LabelErrMsg = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"
+)
+
 const emptyError = "must be non-empty"
 
 func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }

@@ -4,59 +4,17 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strings"
 
 	"listwatch/api"
 )
 
-// Object names follow DNS rules, and the messages below are Kubernetes' own
-// (k8s.io/apimachinery/pkg/util/validation), because clients and people
-// read them: `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid
-// value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of ...`.
-
-const (
-	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
-	labelKeyFmt         = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelValueFmt       = "(" + labelKeyFmt + ")?"
-
-	dns1123LabelMsg     = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
-	dns1123SubdomainMsg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
-	dns1035LabelMsg     = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"
-	labelKeyMsg         = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	labelValueMsg       = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-
-	maxLabelLength     = 63
-	maxSubdomainLength = 253
-)
-
-var (
-	dns1123LabelRE     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRE = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRE     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	labelKeyRE         = regexp.MustCompile("^" + labelKeyFmt + "$")
-	labelValueRE       = regexp.MustCompile("^" + labelValueFmt + "$")
-)
-
-// regexMsg appends the examples and the regex to a rule, as Kubernetes does.
-func regexMsg(msg, re string, examples ...string) string {
-	var b strings.Builder
-	b.WriteString(msg)
-	b.WriteString(" (e.g. ")
-	for i, e := range examples {
-		if i > 0 {
-			b.WriteString(" or ")
-		}
-		fmt.Fprintf(&b, "'%s', ", e)
-	}
-	fmt.Fprintf(&b, "regex used for validation is '%s')", re)
-	return b.String()
-}
-
-func maxLenMsg(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
+// Object names follow DNS rules, checked by the api package with
+// Kubernetes' own messages (k8s.io/apimachinery/pkg/util/validation),
+// because clients and people read them: `ConfigMap "Bad_Name" is invalid:
+// metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain
+// must consist of ...`. Each resource names its rule in resources.go.
 
 // maskTrailingDash lets a generateName end in '-' ("demo-"), since random
 // characters follow it.
@@ -69,89 +27,17 @@ func maskTrailingDash(name string, prefix bool) string {
 
 // validateDNS1123Subdomain is the rule for most names (ConfigMap, Pod, ...).
 func validateDNS1123Subdomain(name string, prefix bool) []string {
-	name = maskTrailingDash(name, prefix)
-	var errs []string
-	if len(name) > maxSubdomainLength {
-		errs = append(errs, maxLenMsg(maxSubdomainLength))
-	}
-	if !dns1123SubdomainRE.MatchString(name) {
-		errs = append(errs, regexMsg(dns1123SubdomainMsg, dns1123SubdomainFmt, "example.com"))
-	}
-	return errs
+	return api.IsDNS1123Subdomain(maskTrailingDash(name, prefix))
 }
 
 // validateDNS1123Label is the rule for namespace names.
 func validateDNS1123Label(name string, prefix bool) []string {
-	name = maskTrailingDash(name, prefix)
-	var errs []string
-	if len(name) > maxLabelLength {
-		errs = append(errs, maxLenMsg(maxLabelLength))
-	}
-	if !dns1123LabelRE.MatchString(name) {
-		if dns1123SubdomainRE.MatchString(name) {
-			errs = append(errs, "must not contain dots")
-		} else {
-			errs = append(errs, regexMsg(dns1123LabelMsg, dns1123LabelFmt, "my-name", "123-abc"))
-		}
-	}
-	return errs
+	return api.IsDNS1123Label(maskTrailingDash(name, prefix))
 }
 
 // validateDNS1035Label is the rule for service names.
 func validateDNS1035Label(name string, prefix bool) []string {
-	name = maskTrailingDash(name, prefix)
-	var errs []string
-	if len(name) > maxLabelLength {
-		errs = append(errs, maxLenMsg(maxLabelLength))
-	}
-	if !dns1035LabelRE.MatchString(name) {
-		errs = append(errs, regexMsg(dns1035LabelMsg, dns1035LabelFmt, "my-name", "abc-123"))
-	}
-	return errs
-}
-
-// validateLabelKey checks a label key: an optional DNS subdomain prefix and
-// '/', then a name of at most 63 characters.
-func validateLabelKey(key string) []string {
-	var errs []string
-	name := key
-	if before, after, found := strings.Cut(key, "/"); found {
-		name = after
-		switch {
-		case strings.Contains(after, "/"):
-			return []string{"a valid label key " + regexMsg(labelKeyMsg, labelKeyFmt, "MyName", "my.name", "123-abc") +
-				" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"}
-		case before == "":
-			errs = append(errs, "prefix part must be non-empty")
-		default:
-			for _, m := range validateDNS1123Subdomain(before, false) {
-				errs = append(errs, "prefix part "+m)
-			}
-		}
-	}
-	switch {
-	case name == "":
-		errs = append(errs, "name part must be non-empty")
-	case len(name) > maxLabelLength:
-		errs = append(errs, "name part "+maxLenMsg(maxLabelLength))
-	}
-	if !labelKeyRE.MatchString(name) {
-		errs = append(errs, "name part "+regexMsg(labelKeyMsg, labelKeyFmt, "MyName", "my.name", "123-abc"))
-	}
-	return errs
-}
-
-// validateLabelValue checks a label value: empty, or at most 63 characters
-// shaped like a label key's name part.
-func validateLabelValue(v string) []string {
-	var errs []string
-	if len(v) > maxLabelLength {
-		errs = append(errs, maxLenMsg(maxLabelLength))
-	}
-	if !labelValueRE.MatchString(v) {
-		errs = append(errs, regexMsg(labelValueMsg, labelValueFmt, "MyValue", "my_value", "12345"))
-	}
-	return errs
+	return api.IsDNS1035Label(maskTrailingDash(name, prefix))
 }
 
 // invalidValue is a FieldValueInvalid cause: `Invalid value: "x": why`.
@@ -185,15 +71,15 @@ func validateMeta(res *resource, obj *api.Object) error {
 	}
 	// Sorted keys make the message stable.
 	for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
-		for _, msg := range validateLabelKey(k) {
+		for _, msg := range api.IsQualifiedName(k) {
 			causes = append(causes, invalidValue("metadata.labels", k, msg))
 		}
-		for _, msg := range validateLabelValue(m.Labels[k]) {
+		for _, msg := range api.IsValidLabelValue(m.Labels[k]) {
 			causes = append(causes, invalidValue("metadata.labels", m.Labels[k], msg))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.Annotations)) {
-		for _, msg := range validateLabelKey(k) {
+		for _, msg := range api.IsQualifiedName(k) {
 			causes = append(causes, invalidValue("metadata.annotations", k, msg))
 		}
 	}
@@ -213,7 +99,7 @@ const generateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 const generateNameSuffixLength = 5
 
 // maxGeneratedNameLength keeps generated names within the name rules.
-const maxGeneratedNameLength = maxLabelLength
+const maxGeneratedNameLength = api.DNS1123LabelMaxLength
 
 // generateName returns prefix plus five random characters, shortening the
 // prefix so the result stays a valid length.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
 )
 
 func TestMergePatch(t *testing.T) {
@@ -111,12 +113,12 @@ func TestNameValidation(t *testing.T) {
 	assert.Equal(t, []string{"must not contain dots"}, validateDNS1123Label("a.b", false))
 	assert.NotEmpty(t, validateDNS1035Label("1a", false))
 	assert.Empty(t, validateDNS1035Label("a1", false))
-	assert.Empty(t, validateLabelKey("example.com/My_name.x"))
-	assert.NotEmpty(t, validateLabelKey("a/b/c"))
-	assert.NotEmpty(t, validateLabelKey("/b"))
-	assert.NotEmpty(t, validateLabelKey("Bad_Prefix/b"))
-	assert.Empty(t, validateLabelValue(""))
-	assert.NotEmpty(t, validateLabelValue("-x"))
+	assert.Empty(t, api.IsQualifiedName("example.com/My_name.x"))
+	assert.NotEmpty(t, api.IsQualifiedName("a/b/c"))
+	assert.NotEmpty(t, api.IsQualifiedName("/b"))
+	assert.NotEmpty(t, api.IsQualifiedName("Bad_Prefix/b"))
+	assert.Empty(t, api.IsValidLabelValue(""))
+	assert.NotEmpty(t, api.IsValidLabelValue("-x"))
 	for range 100 {
 		n := generateName("x-")
 		assert.Len(t, n, 7)
