@@ -34,7 +34,19 @@
 //	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
 //
 // The request side (parsing and validating the query, choosing the timeout,
-// registering the watcher) is watch.go; writing the stream is watch_serve.go.
+// registering the watcher) is watch.go; writing the stream is watch_serve.go
+// (and watch_websocket.go), and over HTTP/1.1 watch_chunked.go, which takes
+// the connection over from net/http and writes the chunks itself.
+//
+// Why a watch costs what it costs: a server holds thousands of idle watches,
+// so what one idle watch keeps alive matters more than how fast it writes.
+// A handler that runs as long as its watch keeps net/http's connection
+// goroutine and its read and write buffers alive the whole time, about
+// 25 KiB. So an HTTP/1.1 watch's handler returns as soon as the 200 headers
+// are out, and a goroutine of ours serves the rest of the watch
+// (Server.detach, which Stop waits for like a request), plus one blocked in
+// a 1-byte read to notice the client leaving: about 9 KiB per idle watch.
+// See docs/performance-watchcache.md.
 //
 // # Files
 //

@@ -22,6 +22,12 @@ type responseRecorder struct {
 	http.ResponseWriter
 	code     int
 	hijacked bool
+	// start is when the request arrived, for the duration in the log.
+	start time.Time
+	// detached is set when the request goes on after its handler (an
+	// HTTP/1.1 watch, see Server.detach): its goroutine writes the log
+	// line when it ends.
+	detached bool
 }
 
 func (rr *responseRecorder) WriteHeader(code int) {
@@ -67,15 +73,34 @@ func (rr *responseRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap lets http.ResponseController reach the connection's deadlines.
 func (rr *responseRecorder) Unwrap() http.ResponseWriter { return rr.ResponseWriter }
 
-// logRequest writes the request's log line.
-func (s *Server) logRequest(rr *responseRecorder, r *http.Request, start time.Time) {
-	if s.cfg.Logger == nil {
+// logRequest writes the request's log line, unless the request was
+// detached from its handler (its goroutine logs it when it ends).
+func (s *Server) logRequest(rr *responseRecorder, r *http.Request) {
+	if s.cfg.Logger == nil || rr.detached {
 		return
 	}
-	code := rr.code
+	s.logLine(r.Method, r.URL.RequestURI(), rr.code, rr.start, r.UserAgent())
+}
+
+// logLine writes one request log line.
+func (s *Server) logLine(method, uri string, code int, start time.Time, userAgent string) {
 	if code == 0 {
 		code = http.StatusOK
 	}
-	s.cfg.Logger.Printf("%s %s %d %s %q", r.Method, r.URL.RequestURI(), code,
-		time.Since(start).Round(time.Microsecond), r.UserAgent())
+	s.cfg.Logger.Printf("%s %s %d %s %q", method, uri, code,
+		time.Since(start).Round(time.Microsecond), userAgent)
+}
+
+// recorderOf finds the responseRecorder under w, or nil.
+func recorderOf(w http.ResponseWriter) *responseRecorder {
+	for {
+		switch rw := w.(type) {
+		case *responseRecorder:
+			return rw
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = rw.Unwrap()
+		default:
+			return nil
+		}
+	}
 }

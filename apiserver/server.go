@@ -229,14 +229,56 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.inflight.Done()
 
-	rr := &responseRecorder{ResponseWriter: w}
-	defer s.logRequest(rr, r, time.Now())
+	rr := &responseRecorder{ResponseWriter: w, start: time.Now()}
+	defer s.logRequest(rr, r)
 	defer s.recoverPanic(rr, r)
 	if !s.authorized(r) {
 		s.writeStatus(rr, r, api.NewUnauthorized(""))
 		return
 	}
 	s.route(rr, r)
+}
+
+// detach runs the rest of a request after its handler returns, in a
+// goroutine of its own that Stop waits for like a request (an HTTP/1.1
+// watch, whose connection was taken over from net/http). rest must not use
+// w or r: net/http reuses or frees them once the handler returns. The
+// request's log line is written when rest returns, with its status and its
+// whole duration.
+func (s *Server) detach(w http.ResponseWriter, r *http.Request, rest func()) {
+	// The handler still counts as in flight, so Stop cannot have stopped
+	// waiting yet: adding one for the goroutine is safe.
+	s.inflight.Add(1)
+	var logLine func()
+	if rr := recorderOf(w); rr != nil {
+		rr.detached = true
+		if s.cfg.Logger != nil {
+			// Only the log line's strings are kept, not the request.
+			method, uri, code, start, ua := r.Method, r.URL.RequestURI(), rr.code, rr.start, r.UserAgent()
+			logLine = func() { s.logLine(method, uri, code, start, ua) }
+		}
+	}
+	go func() {
+		defer s.inflight.Done()
+		if logLine != nil {
+			defer logLine()
+		}
+		defer s.recoverDetached()
+		rest()
+	}()
+}
+
+// recoverDetached keeps a panic in a detached request from taking the
+// server down; the connection is the request's own to close.
+func (s *Server) recoverDetached() {
+	v := recover()
+	if v == nil {
+		return
+	}
+	s.tracer.Printf(narrate.HTTP, "PANIC in a detached request: %v", v)
+	if s.cfg.Logger != nil {
+		s.cfg.Logger.Printf("panic in a detached request: %v\n%s", v, debug.Stack())
+	}
 }
 
 // recoverPanic turns a handler panic into a 500 Status, so no input can

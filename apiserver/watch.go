@@ -70,31 +70,51 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, ri requestIn
 	opts.Deadline = time.Now().Add(timeout)
 
 	// The watch ends when the client goes away, when its timeout passes
-	// (serveWatch ends the response cleanly) or when the server stops.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	stopWatch := context.AfterFunc(s.ctx, cancel)
-	defer stopWatch()
+	// (the writer ends the response cleanly) or when the server stops. Its
+	// context is the server's, not the request's: an HTTP/1.1 watch
+	// outlives its handler, and net/http ends the request's context when
+	// the handler returns. Until then, the request's end (the client gone
+	// while we wait for the watch cache) ends the watch too.
+	ctx, cancel := context.WithCancel(s.ctx)
+	stopReq := context.AfterFunc(r.Context(), cancel)
 
 	cw, err := ri.rs.cacher.Watch(ctx, opts)
 	if err != nil {
+		stopReq()
+		cancel()
 		s.writeError(w, r, err)
 		return
 	}
-	defer cw.Stop()
 	ws := isWebSocket(r)
 	s.counters.watchesStarted.Add(1)
-	defer s.counters.watchesEnded.Add(1)
+	resource, ns := ri.rs.res.Name, ri.namespace
 	if s.tracer.Enabled() {
 		transport := "chunked"
 		if ws {
 			transport = "websocket"
 		}
 		s.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s",
-			ri.rs.res.Name, nsSuffix(ri.namespace), p.resourceVersion, p.label.String(), p.field.String(),
+			resource, nsSuffix(ns), p.resourceVersion, p.label.String(), p.field.String(),
 			p.allowBookmarks, timeout.Round(time.Second), transport)
 	}
-	serveWatch(w, r.WithContext(ctx), watchStream{
+	// end is the watch's clean-up, wherever the watch ends: in the handler
+	// or in the goroutine serving it after the handler.
+	end := func() {
+		stopReq()
+		cw.Stop()
+		cancel()
+		s.counters.watchesEnded.Add(1)
+		if s.tracer.Enabled() {
+			s.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", resource, nsSuffix(ns))
+		}
+	}
+	detached := false
+	defer func() {
+		if !detached {
+			end()
+		}
+	}()
+	rest := startWatch(w, r.WithContext(ctx), watchStream{
 		watcher: cw,
 		timeout: timeout,
 		stall:   s.faults.stallChannel(),
@@ -103,7 +123,16 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, ri requestIn
 		ws:      ws,
 		tracer:  s.tracer,
 	})
-	if s.tracer.Enabled() {
-		s.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", ri.rs.res.Name, nsSuffix(ri.namespace))
+	if rest == nil {
+		return
 	}
+	// The HTTP/1.1 watch goes on after the handler, from a goroutine of
+	// ours: net/http frees the connection's goroutine and buffers, which
+	// are most of what an idle watch would otherwise cost.
+	stopReq()
+	detached = true
+	s.detach(w, r, func() {
+		defer end()
+		rest(ctx)
+	})
 }

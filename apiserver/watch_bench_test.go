@@ -86,7 +86,11 @@ func TestSWBenchServerProcess(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		serveWatch(w, r, watchStream{watcher: cw, timeout: time.Hour})
+		// As the REST layer does: the handler returns once the headers
+		// are out and the watch goes on in a goroutine of its own.
+		if rest := startWatch(w, r, watchStream{watcher: cw, timeout: time.Hour}); rest != nil {
+			go rest(context.Background())
+		}
 	})
 	mux.HandleFunc("/create", func(w http.ResponseWriter, r *http.Request) {
 		// A create as the REST layer does it: decode, store, answer 201

@@ -145,23 +145,36 @@ func writeChunks(conn net.Conn, frames [][]byte) (n int, err error) {
 	return n, nil
 }
 
-// serveWatchOnConn runs a watch on a hijacked HTTP/1.1 connection: the
-// headers at once (the client must see 200 before any event, or a quiet
-// watch would look like a hung request), then the chunks. It returns when
-// the watch ends, with the connection closed: after the terminating chunk
-// for a clean end, with a TCP reset for a kill.
-func serveWatchOnConn(conn net.Conn, h http.Header, r *http.Request, ws watchStream) {
+// startWatchOnConn starts a watch on a hijacked HTTP/1.1 connection: it
+// writes the headers at once (the client must see 200 before any event, or
+// a quiet watch would look like a hung request) and returns the rest of the
+// watch, or nil when the headers could not be written (the connection is
+// closed, the watcher left to the caller). rest holds only the connection
+// and the watch, nothing of net/http's, and returns when the watch ends,
+// with the watcher stopped and the connection closed: after the
+// terminating chunk for a clean end, with a TCP reset for a kill.
+func startWatchOnConn(conn net.Conn, h http.Header, ws watchStream) (rest func(context.Context)) {
 	if err := writeWatchHeaders(conn, h); err != nil {
 		if ws.tracer.Enabled() {
 			ws.tracer.Printf(narrate.HTTP, "watch %d: writing the headers failed (%v): client gone", ws.watcher.ID(), err)
 		}
 		_ = conn.Close()
-		return
+		return nil
 	}
-	// net/http no longer tells the request's context that the client went
-	// away: our reader does. The client sends nothing during a watch, so
-	// the read returns only when the connection ends.
-	ctx, clientGone := context.WithCancelCause(r.Context())
+	return func(ctx context.Context) {
+		defer ws.watcher.Stop()
+		serveWatchOnConn(ctx, conn, ws)
+	}
+}
+
+// serveWatchOnConn writes the watch's chunks on conn until the watch ends,
+// then closes conn.
+func serveWatchOnConn(parent context.Context, conn net.Conn, ws watchStream) {
+	// net/http no longer tells us that the client went away: our reader
+	// does. The client sends nothing during a watch, so the read returns
+	// only when the connection ends. (One goroutine cannot both wait for
+	// events and notice an idle client leaving, so a watch costs two.)
+	ctx, clientGone := context.WithCancelCause(parent)
 	defer clientGone(nil)
 	readerDone := make(chan struct{})
 	go func() {

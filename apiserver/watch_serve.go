@@ -89,19 +89,45 @@ func writeFrames(w io.Writer, frames [][]byte) (n int, err error) {
 	return n, nil
 }
 
-// serveWatch writes the watch response: 200, Content-Type application/json,
+// serveWatch writes a whole watch response before it returns: startWatch,
+// then the rest of the watch (if any) in the handler, bounded by the
+// request's context. The REST layer uses startWatch instead.
+func serveWatch(w http.ResponseWriter, r *http.Request, ws watchStream) {
+	if rest := startWatch(w, r, ws); rest != nil {
+		rest(r.Context())
+	}
+}
+
+// startWatch writes the watch response: 200, Content-Type application/json,
 // chunked (headers flushed before the first event), one frame per event,
 // flushed when nothing more is pending; or the same frames as websocket text
-// messages. It returns when the watch ends (timeout, watcher ended, client
-// gone, server stopping). A watcher ended with cacher.ErrKilled makes it drop
-// the connection abruptly (no clean end of stream).
-func serveWatch(w http.ResponseWriter, r *http.Request, ws watchStream) {
-	defer ws.watcher.Stop()
+// messages. A watcher ended with cacher.ErrKilled makes it drop the
+// connection abruptly (no clean end of stream).
+//
+// Over HTTP/1.1 it takes the connection over from net/http, writes the
+// headers and returns the rest of the watch as a function, so the handler
+// can return and net/http free what it holds for a connection (its buffers
+// and its goroutine) while the watch goes on: the caller runs rest in a
+// goroutine of its own, with a context that is not the request's (net/http
+// ends that one when the handler returns). rest stops the watcher and closes
+// the connection before it returns. Otherwise (HTTP/2, HTTP/1.0, websocket,
+// a writer that cannot be hijacked) startWatch serves the whole watch and
+// returns nil once it has ended (timeout, watcher ended, client gone, server
+// stopping).
+func startWatch(w http.ResponseWriter, r *http.Request, ws watchStream) (rest func(context.Context)) {
+	detached := false
+	defer func() {
+		if !detached {
+			ws.watcher.Stop()
+		}
+	}()
 	if ws.ws {
 		serveWatchWebsocket(w, r, ws)
-		return
+		return nil
 	}
-	serveWatchChunked(w, r, ws)
+	rest = serveWatchChunked(w, r, ws)
+	detached = rest != nil
+	return rest
 }
 
 // watchContext bounds a watch by its timeout, if it has one.
@@ -124,9 +150,10 @@ func stalled(stall <-chan struct{}) bool {
 
 // serveWatchChunked is the plain-HTTP watch: one chunked response. Over
 // HTTP/1.1 the connection is taken over from net/http once the headers are
-// out and the watch is written on it directly (watch_chunked.go); HTTP/2,
-// HTTP/1.0 and a writer that cannot be hijacked keep the ResponseWriter
-// path below.
+// out and the rest of the watch, written on it directly (watch_chunked.go),
+// is returned for the caller to run after the handler; HTTP/2, HTTP/1.0
+// and a writer that cannot be hijacked keep the ResponseWriter path below,
+// which serves the whole watch and returns nil.
 //
 // Its loop is the heart of the apiserver's fan-out cost: it takes every
 // frame the watcher has ready (Next), writes them with ONE Write (one HTTP
@@ -134,7 +161,7 @@ func stalled(stall <-chan struct{}) bool {
 // when no more frames are pending, so a busy watch costs one write() system
 // call per batch instead of one per event. The frames themselves were
 // encoded once by the cacher and are shared by every watch that gets them.
-func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
+func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) (rest func(context.Context)) {
 	h := w.Header()
 	h["Content-Type"] = headerJSON
 	if r.ProtoMajor == 1 {
@@ -145,9 +172,10 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 	if r.ProtoAtLeast(1, 1) && r.ProtoMajor == 1 {
 		// The log says 200, not the 101 of a protocol switch.
 		logStatus(w, http.StatusOK)
+		// The bufio.ReadWriter is dropped: the watch needs none, and
+		// holding it would keep net/http's 8 KiB of buffers alive.
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			serveWatchOnConn(conn, h, r, ws)
-			return
+			return startWatchOnConn(conn, h, ws)
 		}
 	}
 	w.WriteHeader(http.StatusOK)
@@ -155,7 +183,7 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 	// Flush the headers now: the client must see 200 before any event, or a
 	// quiet watch would look like a hung request.
 	if err := rc.Flush(); err != nil {
-		return
+		return nil
 	}
 
 	// The timeout ends Next, not the watcher: as in Kubernetes, a watch
@@ -173,7 +201,7 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 			if holdStalled(r.Context().Done(), ws, id, len(frames)) {
 				abortConnection(w)
 			}
-			return
+			return nil
 		}
 		if len(frames) > 0 {
 			n, werr := writeFrames(w, frames)
@@ -181,12 +209,12 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 				if ws.tracer.Enabled() {
 					ws.tracer.Printf(narrate.HTTP, "watch %d: write failed (%v): client gone", id, werr)
 				}
-				return
+				return nil
 			}
 			pending := ws.watcher.Pending()
 			if !pending {
 				if ferr := rc.Flush(); ferr != nil {
-					return
+					return nil
 				}
 			}
 			if ws.tracer.Enabled() {
@@ -202,10 +230,10 @@ func serveWatchChunked(w http.ResponseWriter, r *http.Request, ws watchStream) {
 				ws.tracer.Printf(narrate.HTTP, "watch %d: killed: dropping the connection", id)
 			}
 			abortConnection(w)
-			return
+			return nil
 		}
 		traceWatchEnd(ctx, ws, id, err)
-		return // net/http writes the terminating chunk
+		return nil // net/http writes the terminating chunk
 	}
 }
 

@@ -3,8 +3,11 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"log"
 	"net/http"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/narrate"
 )
 
 // The watch through our routes, over both transports with one suite. The
@@ -296,4 +300,36 @@ func TestWatchAfterListOnTheSameConnection(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // past the list's write deadline
 	ts.createConfigMap("default", "late", nil, nil)
 	requireEvent(t, w.next(), api.Added, "late")
+}
+
+// An HTTP/1.1 watch outlives its handler: once the headers are out,
+// net/http's connection goroutine (and the buffers it holds) is gone while
+// the watch goes on, and the watch's clean-up (counter, trace, request log
+// with 200 and the watch's whole duration) happens when it ends.
+func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
+	var logged, traced syncBuffer
+	ts := startServer(t, Config{Logger: log.New(&logged, "", 0), Tracer: narrate.New(&traced, narrate.WithoutTimes())})
+	// The first request on this server, so no kept-alive connection has
+	// a net/http goroutine of its own.
+	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=1")
+	requireEvent(t, w.next(), api.Added, "default")
+	requireEvent(t, w.next(), api.Added, "kube-system")
+	require.Eventually(t, func() bool { return !httpConnServing() }, 5*time.Second, 10*time.Millisecond,
+		"net/http's connection goroutine ends with the handler")
+	assert.NotContains(t, logged.String(), "watch=1", "the watch is logged when it ends")
+	assert.Equal(t, int64(1), ts.counters.watchesStarted.Load()-ts.counters.watchesEnded.Load())
+
+	require.NoError(t, w.ended(10*time.Second), "the timeout ends the watch cleanly")
+	require.Eventually(t, func() bool { return ts.counters.watchesEnded.Load() == ts.counters.watchesStarted.Load() },
+		5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "watch=1") }, 5*time.Second, 10*time.Millisecond)
+	assert.Regexp(t, `(?m)^GET /api/v1/namespaces\?watch=1&timeoutSeconds=1 200 1\.\d+s "fixture-recorder"$`, logged.String())
+	assert.Contains(t, traced.String(), "WATCH namespaces ended")
+}
+
+// httpConnServing reports whether a goroutine of net/http is serving a
+// connection (running a handler or waiting for the next request).
+func httpConnServing() bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "net/http.(*conn).serve")
 }
