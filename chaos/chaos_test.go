@@ -1,0 +1,63 @@
+package chaos
+
+import (
+	"context"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"listwatch/internal/leakcheck"
+)
+
+// The CI chaos run. The seed is random unless given:
+//
+//	go test -race -run TestChaos -count=1 ./chaos/ -chaos.seed=42
+//
+// and always logged, so a failure can be replayed with the same writes
+// and the same fault schedule.
+var (
+	chaosSeed     = flag.Uint64("chaos.seed", 0, "seed of TestChaos (0: derived from the clock)")
+	chaosDuration = flag.Duration("chaos.duration", 10*time.Second, "write phase of TestChaos")
+)
+
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run skipped in -short mode")
+	}
+	defer leakcheck.Check(t)()
+	seed := *chaosSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("chaos seed %d (replay: go test -race -run TestChaos -count=1 ./chaos/ -chaos.seed=%d)", seed, seed)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{
+		Seed:       seed,
+		Duration:   *chaosDuration,
+		Writers:    4,
+		Keys:       300,
+		Namespaces: 3,
+		Informers:  5,
+		Logf:       t.Logf,
+	})
+	t.Logf("report:\n%s", rep)
+	require.NoError(t, err, "seed %d", seed)
+	assert.Empty(t, rep.Divergences, "seed %d", seed)
+
+	// Every fault fired, and did what it is for.
+	for _, k := range FaultKinds() {
+		assert.Positive(t, rep.Faults[k], "fault %s never fired (seed %d)", k, seed)
+	}
+	assert.Positive(t, rep.SlowWatcherClosures, "no slow watcher was closed by the server (seed %d)", seed)
+	assert.Positive(t, rep.WatchesKilled, "no watch was killed (seed %d)", seed)
+	assert.Positive(t, rep.RefusedRequests, "no request was refused with 429/403 (seed %d)", seed)
+	assert.Positive(t, rep.Expired, "no 410 Expired (seed %d)", seed)
+	assert.Greater(t, rep.Reconnects, int64(len(rep.Informers)), "nobody re-watched (seed %d)", seed)
+	assert.Greater(t, rep.Relists, int64(len(rep.Informers)), "nobody re-listed (seed %d)", seed)
+	assert.Positive(t, rep.Events, "nothing was written (seed %d)", seed)
+}
