@@ -239,7 +239,11 @@ func runWatchOnConn(clientCtx context.Context, conn net.Conn, ws watchStream) (a
 		if context.Cause(clientCtx) == errClientGone {
 			return false
 		}
-		// A clean end: the terminating chunk, then an orderly close.
+		// A clean end: the terminating chunk, then an orderly close. The
+		// watcher leaves the cache first: a client that sees the end may
+		// watch again at once, and from then on only its new watch must
+		// exist (a kill in between must not find the old one).
+		ws.watcher.Stop()
 		if err := conn.SetWriteDeadline(time.Now().Add(watchWriteTimeout)); err == nil {
 			_, _ = conn.Write(lastChunk)
 		}
