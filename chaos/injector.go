@@ -467,23 +467,6 @@ const (
 	smallBatch          = 16
 )
 
-// waitWatching polls the debug view until the client with this user agent
-// has a watch open, for at most slowWatcherWait; it returns the last view.
-func (d *debugClient) waitWatching(ctx context.Context, userAgent string) (debugView, error) {
-	deadline := time.Now().Add(slowWatcherWait)
-	for {
-		v, err := d.get(ctx)
-		if err != nil || v.watching(userAgent) || time.Now().After(deadline) {
-			return v, err
-		}
-		select {
-		case <-ctx.Done():
-			return v, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
 // openWatchers counts the watches open on the configmaps watch cache.
 func (v debugView) openWatchers() int {
 	n := 0

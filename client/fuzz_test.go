@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"testing"
 	"time"
 
@@ -164,24 +163,14 @@ func FuzzStreamWatcher(f *testing.F) {
 			}
 		}
 		w.Stop()
-		// Known gap: StreamWatcher may still hand over the one event its
-		// goroutine was sending when Stop ran (see chaos/repro_test.go,
-		// TestReproStreamWatcherDeliversAfterStop); with
-		// LISTWATCH_KNOWN_GAPS set this target insists on none.
-		late := 0
+		// Once Stop has returned nothing more may arrive (see
+		// chaos/repro_test.go, TestReproStreamWatcherDeliversAfterStop).
 		for _, ev := range fuzzCollect(ctx, t, w.ResultChan()) {
-			late++
-			if late > 1 || strictStop {
-				t.Fatalf("an event (%s) arrived after Stop returned", ev.Type)
-			}
+			t.Fatalf("an event (%s) arrived after Stop returned", ev.Type)
 		}
 		fuzzRequireDone(ctx, t, w)
 	})
 }
-
-// strictStop makes FuzzStreamWatcher insist that nothing at all arrives
-// after Stop (see the known gap there).
-var strictStop = os.Getenv("LISTWATCH_KNOWN_GAPS") != ""
 
 // fuzzCollect reads ch until it closes (or the context ends, which fails).
 func fuzzCollect(ctx context.Context, t *testing.T, ch <-chan api.Event) []api.Event {

@@ -26,9 +26,12 @@ type watchBody struct {
 	r       io.Reader
 	closeFn func() error
 
-	idle  time.Duration
-	timer *time.Timer
-	idled atomic.Bool
+	idle time.Duration
+	// timerMu orders the timer's creation before its own callback's Close
+	// reads it: a short idle timeout can fire before AfterFunc returns.
+	timerMu sync.Mutex
+	timer   *time.Timer
+	idled   atomic.Bool
 
 	closed   atomic.Bool
 	once     sync.Once
@@ -40,6 +43,8 @@ type watchBody struct {
 func newWatchBody(r io.Reader, closeFn func() error, idle time.Duration, tr *narrate.Tracer) *watchBody {
 	b := &watchBody{r: r, closeFn: closeFn, idle: idle}
 	if idle > 0 {
+		b.timerMu.Lock()
+		defer b.timerMu.Unlock()
 		b.timer = time.AfterFunc(idle, func() {
 			if b.closed.Load() {
 				return // a Read re-armed the timer as Close ran
@@ -67,8 +72,11 @@ func (b *watchBody) Read(p []byte) (int, error) {
 func (b *watchBody) Close() error {
 	b.once.Do(func() {
 		b.closed.Store(true)
-		if b.timer != nil {
-			b.timer.Stop()
+		b.timerMu.Lock()
+		t := b.timer
+		b.timerMu.Unlock()
+		if t != nil {
+			t.Stop()
 		}
 		b.closeErr = b.closeFn()
 	})

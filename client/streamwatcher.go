@@ -84,9 +84,17 @@ func newStreamWatcher(body io.ReadCloser, maxEventBytes int, tr *narrate.Tracer)
 // ResultChan delivers the events; it is closed when the watch ends.
 func (w *StreamWatcher) ResultChan() <-chan api.Event { return w.result }
 
-// Stop ends the watch: it closes the body, and ResultChan is closed as
-// soon as the reading goroutine notices, without delivering anything more.
+// Stop ends the watch: it closes the body, which unblocks the reading
+// goroutine, and waits for that goroutine to close ResultChan. Once Stop
+// has returned no event is delivered: the goroutine may have been one
+// select away from a send that a concurrent receive would have taken.
 func (w *StreamWatcher) Stop() {
+	w.stop()
+	<-w.stopped
+}
+
+// stop is Stop without the wait, for the reading goroutine itself.
+func (w *StreamWatcher) stop() {
 	w.once.Do(func() {
 		close(w.done)
 		_ = w.body.Close()
@@ -100,7 +108,7 @@ func (w *StreamWatcher) Done() <-chan struct{} { return w.stopped }
 func (w *StreamWatcher) receive() {
 	defer close(w.stopped)
 	defer close(w.result)
-	defer w.Stop()
+	defer w.stop()
 	for {
 		ev, err := w.dec.Decode()
 		if err != nil {
