@@ -1,14 +1,12 @@
 package apiserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 
 	"listwatch/api"
 	"listwatch/internal/leakcheck"
+	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
 )
 
@@ -53,26 +52,8 @@ func TestBodyLimit(t *testing.T) {
 	ts.get("/version").mustCode(t, http.StatusOK)
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestRequestLogAndNarration(t *testing.T) {
-	var logged, traced syncBuffer
+	var logged, traced syncbuf.Buffer
 	ts := startServer(t, Config{Logger: log.New(&logged, "", 0), Tracer: narrate.New(&traced, narrate.WithoutTimes())})
 	ts.get("/api/v1/namespaces?limit=1")
 	ts.createConfigMap("default", "x", nil, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
 )
 
@@ -307,7 +308,7 @@ func TestWatchAfterListOnTheSameConnection(t *testing.T) {
 // the watch goes on, and the watch's clean-up (counter, trace, request log
 // with 200 and the watch's whole duration) happens when it ends.
 func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
-	var logged, traced syncBuffer
+	var logged, traced syncbuf.Buffer
 	ts := startServer(t, Config{Logger: log.New(&logged, "", 0), Tracer: narrate.New(&traced, narrate.WithoutTimes())})
 	// The first request on this server, so no kept-alive connection has
 	// a net/http goroutine of its own.

@@ -16,26 +16,9 @@ import (
 
 	"listwatch/api"
 	"listwatch/internal/leakcheck"
+	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while a tracer writes to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // watchOver opens a watch on a scripted server over transport.
 func watchOver(t *testing.T, transport TransportKind, sc script, mutate ...func(*Config)) (Watcher, func()) {
@@ -126,7 +109,7 @@ func TestStreamWatcherEndsSilently(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			forEachTransport(t, func(t *testing.T, tk TransportKind) {
 				proceed := make(chan struct{})
-				var log lockedBuffer
+				var log syncbuf.Buffer
 				w, done := watchOver(t, tk, func(s stream, _ *http.Request) { tc.sc(s, proceed) },
 					func(c *Config) { c.Tracer = narrate.New(&log, narrate.WithoutTimes()) })
 				defer done()

@@ -1,10 +1,8 @@
 package informer
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"listwatch/fifo"
 	"listwatch/internal/clock"
 	"listwatch/internal/leakcheck"
+	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
 )
 
@@ -80,28 +79,10 @@ func TestHandleDeltasRejectsMalformedDeltas(t *testing.T) {
 	assert.Equal(t, []string{"ns/ok"}, inf.GetStore().ListKeys(), "the good delta is applied")
 }
 
-// syncBuffer is a bytes.Buffer safe for the Tracer's concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // One Tracer in Options narrates every layer of the pipeline.
 func TestOneTracerNarratesEveryLayer(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
-	var out syncBuffer
+	var out syncbuf.Buffer
 	srv := newFakeServer()
 	srv.set("ns", "a", "")
 	inf := newInformer(t, srv, Options{Tracer: narrate.New(&out, narrate.WithoutTimes())})

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/internal/leakcheck"
+	"listwatch/internal/syncbuf"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestHelpDocumentsEveryFlag(t *testing.T) {
 	var out bytes.Buffer
@@ -50,7 +33,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 func TestServeAndShutDown(t *testing.T) {
 	defer leakcheck.Check(t)()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--enable-faults", "--trace"}, &stderr) }()
 
