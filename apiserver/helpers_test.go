@@ -9,8 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -21,6 +19,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"listwatch/api"
+	"listwatch/internal/fixtures"
 	"listwatch/internal/leakcheck"
 )
 
@@ -159,12 +158,7 @@ func (ts *testServer) createConfigMap(ns, name string, labels, data map[string]s
 // fixture reads a recorded response.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", name))
-	if os.IsNotExist(err) {
-		t.Skipf("fixture %s not available", name)
-	}
-	require.NoError(t, err)
-	return b
+	return fixtures.Read(t, name)
 }
 
 // volatile are values that differ between any two recordings: identities,

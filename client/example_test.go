@@ -18,7 +18,7 @@ import (
 // the second value of every receive: when the server ends the watch the
 // channel closes, and that is the moment to watch again.
 func ExampleResourceClient_Watch() {
-	recorded, err := os.ReadFile("../../shared/fixtures/watch-from-list-rv.jsonl")
+	recorded, err := os.ReadFile("../testdata/fixtures/watch-from-list-rv.jsonl")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,8 +6,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,33 +15,20 @@ import (
 	"golang.org/x/net/websocket"
 
 	"listwatch/api"
+	"listwatch/internal/fixtures"
 	"listwatch/internal/leakcheck"
 )
 
-// fixturesDir holds the recordings of a real kube-apiserver v1.32.
-const fixturesDir = "../../shared/fixtures"
-
+// readFixture reads a recording of a real kube-apiserver v1.32 from the
+// repository's testdata/fixtures, failing the test if it is missing.
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixturesDir, name))
-	if os.IsNotExist(err) {
-		t.Fatalf("fixtures not available (CI clones ../shared beside the repo): %v", err)
-	}
-	require.NoError(t, err)
-	return b
+	return fixtures.Read(t, name)
 }
 
 func fixtureNames(t *testing.T, pattern string) []string {
 	t.Helper()
-	names, err := filepath.Glob(filepath.Join(fixturesDir, pattern))
-	require.NoError(t, err)
-	if len(names) == 0 {
-		t.Fatalf("no fixtures match %s", pattern)
-	}
-	for i, n := range names {
-		names[i] = filepath.Base(n)
-	}
-	return names
+	return fixtures.Names(t, pattern)
 }
 
 // fixtureEvents is the independent oracle: the recordings are one compact

@@ -30,29 +30,21 @@ import (
 
 	"listwatch/api"
 	"listwatch/client"
+	"listwatch/internal/fixtures"
 	"listwatch/interop"
 )
 
 // fixturesDir is where the recordings of a real kube-apiserver v1.32 live:
-// ../shared/fixtures next to the repository (so ../../shared/fixtures from
-// this module). LISTWATCH_FIXTURES overrides it.
+// the repository's testdata/fixtures, found by internal/fixtures.
 func fixturesDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("LISTWATCH_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "fixtures")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Skipf("no recorded fixtures at %s (set LISTWATCH_FIXTURES): %v", dir, err)
-	}
-	return dir
+	fixtures.Path(t, "README.md")
+	return fixtures.Dir()
 }
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixturesDir(t), name))
-	require.NoError(t, err)
-	return b
+	return fixtures.Read(t, name)
 }
 
 // wireEvent is what the recording itself says about one event, read with

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -14,21 +11,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/internal/fixtures"
 	"listwatch/store"
 )
 
 const testPrefix = "/registry/configmaps/"
 
-// fixture reads a recording of a real kube-apiserver, or skips the test
-// when the shared fixtures are not checked out next to the repository.
+// fixture reads a recording of a real kube-apiserver from the repository's
+// testdata/fixtures, failing the test if it is missing.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", name))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("fixture %s not available", name)
-	}
-	require.NoError(t, err)
-	return b
+	return fixtures.Read(t, name)
 }
 
 // fixtureLines splits a .jsonl fixture into its lines (each with '\n').
