@@ -26,8 +26,8 @@
 //   - ListOptions mirrors meta/v1 ListOptions (the list and watch query).
 //
 // The JSON shapes are checked byte for byte against recordings of a real
-// kube-apiserver v1.32 (copies in testdata/fixtures, originals in
-// ../shared/fixtures), because real clients branch on exact reason strings
+// kube-apiserver v1.32 (testdata/fixtures at the repository's root; its
+// README lists the requests that produced them), because real clients branch on exact reason strings
 // and messages: every recorded object, list, Status and watch event decodes
 // and encodes back to the same bytes, and every recorded error is rebuilt
 // by a constructor. The selector parsers were compared with Kubernetes'

@@ -10,7 +10,7 @@ import (
 
 // The constructors below build the Status a kube-apiserver would send for
 // each failure, with the same code, reason, message wording and details
-// (checked against ../shared/fixtures). They mirror
+// (checked against the recordings in testdata/fixtures). They mirror
 // k8s.io/apimachinery/pkg/api/errors.
 
 // OptimisticLockErrorMsg is the text a Conflict carries when an update was

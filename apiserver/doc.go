@@ -16,8 +16,8 @@
 //
 // # A watch is just GET ?watch=true
 //
-// The second article (../shared/seeds/002) makes the point that matters most
-// here: there is no separate watch protocol. A watch is the GET of a list
+// The third article (docs/articles.md cites all four) makes the point that
+// matters most here: there is no separate watch protocol. A watch is the GET of a list
 // with ?watch=true (or the older /api/v1/watch/... path). The server answers
 // 200 with Content-Type application/json and Transfer-Encoding: chunked,
 // flushes the headers at once, and then keeps the response open, writing one
@@ -79,7 +79,7 @@
 //
 // The wire behaviour (status codes, reasons, messages, JSON layout) is
 // checked against recordings of a real kube-apiserver v1.32 in
-// ../shared/fixtures.
+// testdata/fixtures.
 //
 // # Deliberate differences
 //

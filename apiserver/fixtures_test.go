@@ -13,7 +13,7 @@ import (
 )
 
 // These tests replay the requests recorded from a real kube-apiserver
-// v1.32 (../shared/fixtures, see its README) against our server and compare
+// v1.32 (testdata/fixtures, see its README) against our server and compare
 // the answers field for field, ignoring only what differs between any two
 // runs (uids, resourceVersions, timestamps, managedFields, which we do not
 // keep).

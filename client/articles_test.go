@@ -14,7 +14,7 @@ import (
 	"listwatch/api"
 )
 
-// The first article (../shared/seeds/000_94a8a948032fb61b.txt), replayed
+// The first article (cited in docs/articles.md), replayed
 // against a server whose watches end after two events, the way a real
 // server's timeout ends them after 30-60 minutes. (The same story against
 // our apiserver over real sockets lives in the integration tests.)

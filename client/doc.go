@@ -43,7 +43,7 @@
 //
 // sent with Transfer-Encoding: chunked and flushed as events happen. HTTP
 // chunks are transport packaging, not events (the recordings in
-// ../shared/fixtures have several events in one chunk), so EventDecoder
+// testdata/fixtures have several events in one chunk), so EventDecoder
 // reads the body as a stream of JSON values with a json.Decoder: each call
 // consumes exactly one object, however the bytes were split, and refuses
 // one over 16 MiB instead of allocating without bound. Over a websocket

@@ -18,7 +18,7 @@ import (
 // clean end, or one ERROR event and a clean end: never a panic, a hang, or
 // a channel that stays open. The seed corpora in testdata/fuzz/ are the
 // recorded watch streams of a real kube-apiserver (every
-// ../shared/fixtures/*.jsonl) plus hand-made broken ones. Run longer with
+// testdata/fixtures/*.jsonl) plus hand-made broken ones. Run longer with
 //
 //	go test ./client -run '^$' -fuzz FuzzEventDecoder -fuzztime 5m
 //	go test ./client -run '^$' -fuzz FuzzStreamWatcher -fuzztime 5m

@@ -50,7 +50,7 @@ type RetryWatcherOptions struct {
 // RetryWatcher keeps one logical watch alive across any number of server
 // streams, and never delivers an event twice or skips one. It mirrors
 // client-go's tools/watch.RetryWatcher (client-go/tools/watch/retrywatcher.go),
-// the answer to the second article (../shared/seeds/001_90285bafea26e491.txt).
+// the answer to the second article (cited in docs/articles.md).
 //
 // How. Every event carries the resourceVersion at which it happened, and a
 // watch started at resourceVersion N sends exactly the changes after N. So

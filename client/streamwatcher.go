@@ -25,7 +25,7 @@ import (
 // EOF, or an error such as "connection reset by peer". Neither is a problem
 // with the data, so StreamWatcher reports nothing: it just closes
 // ResultChan. That closed channel is the only signal, and it is the whole
-// of the first article's bug (../shared/seeds/000_94a8a948032fb61b.txt,
+// of the first article's bug (docs/articles.md; its starting point is
 // https://stackoverflow.com/questions/51399407): a `for { select { case e
 // := <-w.ResultChan() ... } }` loop that ignores the second value of the
 // receive gets zero events forever once the channel is closed, and a loop

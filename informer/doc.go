@@ -4,7 +4,7 @@
 // notifications, and a small Factory that shares one informer per resource.
 //
 // Where it sits in the data flow, the pipeline the fourth article walks
-// through (../shared/seeds/003_5d4cca634634dc63.txt), one box per file:
+// through ("client-go list & watch 原理", docs/articles.md), one box per file:
 //
 //	Factory (factory.go)                     one informer per resource + namespace
 //	  └► SharedIndexInformer (shared_informer.go)

@@ -15,7 +15,7 @@ import (
 	"listwatch/client"
 )
 
-// The first article (../shared/seeds/000_94a8a948032fb61b.txt), replayed
+// The first article (cited in docs/articles.md), replayed
 // against our apiserver over loopback. A real kube-apiserver ends a watch
 // that did not ask for a timeout after 30-60 minutes (--min-request-timeout
 // × (1 + rand)); here the fault switch makes that one second, so the bug

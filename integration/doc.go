@@ -13,7 +13,7 @@
 // its own beyond this file: everything is in its tests, benchmarks and
 // examples.
 //
-// What the tests prove, in the order of the articles in ../shared/seeds:
+// What the tests prove, in the order of the articles (docs/articles.md):
 //
 //   - articles_test.go replays the first article against our apiserver with
 //     a one-second server watch timeout: the naive `if !ok { return }` loop

@@ -29,7 +29,7 @@
 //     random writes, re-listing only on 410.
 //   - selectors_test.go: label and field selectors on list and watch.
 //   - kubectl_test.go: the installed kubectl binary against our server.
-//   - fixtures_test.go: the recordings in ../../shared/fixtures decoded by
+//   - fixtures_test.go: the recordings in testdata/fixtures decoded by
 //     client-go and by our client, and our server's answers compared with
 //     them shape for shape (ShapeDiff, in shape.go).
 //   - bench_test.go, bench_informer_test.go: side-by-side benchmarks

@@ -8,7 +8,7 @@
 //
 // The informer (package informer) creates one Reflector per resource and
 // hands it its queue as the Store. See the fourth article
-// (../shared/seeds/003_5d4cca634634dc63.txt) for the whole pipeline:
+// ("client-go list & watch 原理", docs/articles.md) for the whole pipeline:
 // SharedInformerFactory → SharedIndexInformer → controller (Reflector +
 // DeltaFIFO) → HandleDeltas → Indexer + sharedProcessor →
 // processorListener → handler. This package is the Reflector.
@@ -31,7 +31,7 @@
 //  4. When the watch ends:
 //     - cleanly (the server's timeout ran out): open a new watch from the
 //     last resourceVersion seen, without re-listing. This is the answer to
-//     the first article's question (../shared/seeds/000_94a8a948032fb61b.txt,
+//     the first article's question (docs/articles.md,
 //     "why does list-watch never close the connection?"): it does close,
 //     every five to ten minutes, and the Reflector quietly re-opens it
 //     from where it was; see Reflector.watch;

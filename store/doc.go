@@ -24,8 +24,8 @@
 //     previous key-value, and turns a delete into a DELETED event whose
 //     object is the last state stamped with the delete's revision.
 //
-// The article ../shared/seeds/003_5d4cca634634dc63.txt ("client-go list &
-// watch 原理", section "Watcher对象") walks that path in the real code: the
+// The fourth article ("client-go list & watch 原理", section "Watcher对象";
+// docs/articles.md) walks that path in the real code: the
 // etcd3 store's Watch builds a watchChan and startWatching calls the etcd
 // client's Watch; the apiserver is a proxy for an etcd watch stream.
 //

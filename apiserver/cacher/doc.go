@@ -3,8 +3,8 @@
 //
 // # Why it exists
 //
-// The second article (../shared/seeds/002_1963d2e659417df7.txt, section 1)
-// tells the story. Kubernetes' watch is built on etcd's: when a key changes,
+// The third article ("k8s的watch到底是什么", section 1; docs/articles.md
+// cites it) tells the story. Kubernetes' watch is built on etcd's: when a key changes,
 // etcd tells kube-apiserver. In early Kubernetes every component —
 // kube-apiserver, kube-controller-manager, kube-scheduler, every kubelet and
 // every kube-proxy — watched etcd directly. With thousands of nodes that is
