@@ -21,6 +21,10 @@ const (
 	Indexer       = "indexer"
 	Processor     = "processor"
 	Handler       = "handler"
+	// Workqueue and Controller are past the informer: a handler puts a key
+	// in the workqueue, a controller's worker takes it out and reconciles.
+	Workqueue  = "workqueue"
+	Controller = "controller"
 )
 
 // layerWidth aligns the message column; it fits the longest layer name.
@@ -31,6 +35,7 @@ var layerColours = map[string]string{
 	Store: "\x1b[35m", WatchCache: "\x1b[34m", HTTP: "\x1b[36m",
 	StreamWatcher: "\x1b[32m", RetryWatcher: "\x1b[32m", Reflector: "\x1b[33m",
 	DeltaFIFO: "\x1b[33m", Indexer: "\x1b[31m", Processor: "\x1b[31m", Handler: "\x1b[1m",
+	Workqueue: "\x1b[36m", Controller: "\x1b[1m",
 }
 
 // Tracer writes one aligned line per step to a writer. It is safe for

@@ -1,0 +1,90 @@
+package workqueue
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"listwatch/internal/clock"
+	"listwatch/internal/leakcheck"
+)
+
+func TestDelayingQueueAddsOnlyWhenDue(t *testing.T) {
+	defer leakcheck.Check(t)()
+	c := clock.NewFake(epoch)
+	q := NewDelaying[string](Config{Clock: c})
+	defer q.ShutDown()
+
+	q.AddAfter("a", time.Second)
+	waitForTimer(t, c, time.Second)
+	c.Step(999 * time.Millisecond)
+	assert.Equal(t, 0, q.Len(), "not due yet")
+	c.Step(time.Millisecond)
+	got, _ := q.Get() // blocks until the timer goroutine has added it
+	assert.Equal(t, "a", got)
+}
+
+func TestDelayingQueueZeroDelayAddsNow(t *testing.T) {
+	defer leakcheck.Check(t)()
+	q := NewDelaying[string](Config{Clock: clock.NewFake(epoch)})
+	defer q.ShutDown()
+	q.AddAfter("now", 0)
+	q.AddAfter("past", -time.Second)
+	assert.Equal(t, 2, q.Len())
+}
+
+func TestDelayingQueueEarliestTimeWinsAndOrderIsByTime(t *testing.T) {
+	defer leakcheck.Check(t)()
+	c := clock.NewFake(epoch)
+	q := NewDelaying[string](Config{Clock: c})
+	defer q.ShutDown()
+
+	q.AddAfter("late", 3*time.Second)
+	waitForTimer(t, c, 3*time.Second)
+	q.AddAfter("early", 2*time.Second)
+	waitForTimer(t, c, 2*time.Second)
+	q.AddAfter("late", time.Second) // asked again, sooner: the sooner wins
+	waitForTimer(t, c, time.Second)
+	q.AddAfter("early", 10*time.Second) // asked again, later: the earlier stays
+	// The loop re-arms for the earliest (1 s) after taking the add.
+	waitForTimer(t, c, time.Second)
+
+	c.Step(time.Second)
+	got, _ := q.Get()
+	assert.Equal(t, "late", got)
+	waitForTimer(t, c, time.Second) // early is now 1 s away
+	assert.Equal(t, 0, q.Len())
+	c.Step(time.Second)
+	got, _ = q.Get()
+	assert.Equal(t, "early", got)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := c.WaitFor(ctx, func(ws []clock.Waiter) bool { return len(ws) == 0 })
+	require.NoError(t, err, "nothing left waiting: no timer at all")
+}
+
+func TestDelayingQueueShutDownStopsItsGoroutineAndDropsWaiters(t *testing.T) {
+	defer leakcheck.Check(t)()
+	c := clock.NewFake(epoch)
+	q := NewDelaying[string](Config{Clock: c})
+	q.AddAfter("a", time.Hour)
+	waitForTimer(t, c, time.Hour)
+	q.ShutDown()
+	q.ShutDown() // twice is fine
+	assert.False(t, c.HasWaiters(), "the timer is stopped")
+	q.AddAfter("b", time.Second)
+	_, shutdown := q.Get()
+	assert.True(t, shutdown)
+}
+
+func TestDelayingQueueCountsRetries(t *testing.T) {
+	defer leakcheck.Check(t)()
+	q := NewDelaying[string](Config{Clock: clock.NewFake(epoch)})
+	defer q.ShutDown()
+	q.AddAfter("a", 0)
+	q.AddAfter("b", time.Minute)
+	assert.Equal(t, int64(2), q.Metrics().Retries)
+}
