@@ -51,7 +51,7 @@ func startHistory(ctx context.Context, st *store.Store, prefix string) (*history
 	return h, nil
 }
 
-func (h *historyRecorder) run(ctx context.Context, w *store.Watcher) {
+func (h *historyRecorder) run(ctx context.Context, w store.Watcher) {
 	defer close(h.done)
 	for {
 		for ev := range w.Events() {

@@ -12,7 +12,7 @@ import (
 func TestHistoryIsCompactedAutomatically(t *testing.T) {
 	s := newTestStore(t, Options{HistoryLimit: 5})
 	for range 10 { // revisions 2..11
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 	assert.Equal(t, int64(11), s.Revision())
 	assert.Equal(t, int64(6), s.CompactedRevision(), "the last 5 events (7..11) are kept")
@@ -49,7 +49,7 @@ func TestCompact(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestStore(t, Options{})
 			for range 5 { // revisions 2..6
-				mustCreate(t, s, "ns", newUID(), "1")
+				mustCreate(t, s, "ns", NewUID(), "1")
 			}
 			err := s.Compact(tt.rev)
 			if tt.wantErr != nil {
@@ -78,7 +78,7 @@ func TestCompact(t *testing.T) {
 func TestCompactThenWriteKeepsHistoryDense(t *testing.T) {
 	s := newTestStore(t, Options{HistoryLimit: 4})
 	for i := range 20 {
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 		if i%3 == 0 {
 			require.NoError(t, s.Compact(s.Revision()-1))
 		}

@@ -29,6 +29,15 @@
 // etcd3 store's Watch builds a watchChan and startWatching calls the etcd
 // client's Watch; the apiserver is a proxy for an etcd watch stream.
 //
+// # One interface, two stores
+//
+// Interface (interface.go) is the contract the apiserver and its watch
+// cache are written against; *Store is its in-memory implementation, and the
+// nested module listwatch/etcd holds the other one, on a real etcd v3. The
+// conformance suite in store/storetest runs against both. What this file
+// says about revisions, history and compaction is the contract; what it says
+// about locks, buffers and sharing is how the in-memory store keeps it.
+//
 // # Revisions and resourceVersions
 //
 // Every write (create, update, delete) makes the next revision of the

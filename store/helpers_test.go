@@ -55,7 +55,7 @@ func rv(t testing.TB, o *api.Object) int64 {
 func dataOf(o *api.Object) string { return string(o.Get("data")) }
 
 // receive reads n events from w, failing the test if they take too long.
-func receive(t testing.TB, w *Watcher, n int) []Event {
+func receive(t testing.TB, w Watcher, n int) []Event {
 	t.Helper()
 	out := make([]Event, 0, n)
 	timeout := time.After(10 * time.Second)
@@ -72,7 +72,7 @@ func receive(t testing.TB, w *Watcher, n int) []Event {
 }
 
 // drainClosed reads w until its channel closes and returns what it read.
-func drainClosed(t testing.TB, w *Watcher) []Event {
+func drainClosed(t testing.TB, w Watcher) []Event {
 	t.Helper()
 	var out []Event
 	timeout := time.After(10 * time.Second)

@@ -12,11 +12,11 @@ type Preconditions struct {
 	UID             string
 }
 
-// check compares the preconditions with the stored object, whose
+// Check compares the preconditions with the stored object, whose
 // modification revision is modRev. It mirrors the optimistic concurrency of
 // Kubernetes: a writer names the version it read, and loses if someone wrote
 // in between.
-func (p Preconditions) check(key string, cur *api.Object, modRev int64) error {
+func (p Preconditions) Check(key string, cur *api.Object, modRev int64) error {
 	if p.ResourceVersion != 0 && p.ResourceVersion != modRev {
 		return fmt.Errorf("%w: %s: resourceVersion is %d, precondition wants %d",
 			ErrConflict, key, modRev, p.ResourceVersion)

@@ -38,7 +38,7 @@ type Store struct {
 	hist      *history
 	// watchers are the live watchers: caught up with history, fed by the
 	// writer with a non-blocking send as each event commits.
-	watchers []*Watcher
+	watchers []*watcher
 }
 
 // entry is one key's current state.
@@ -91,6 +91,15 @@ func (s *Store) Close() {
 // lock, and every event up to it has already been queued to every live
 // watcher (a watcher still replaying history gets it from there).
 func (s *Store) Revision() int64 { return s.rev.Load() }
+
+// CurrentRevision is Revision for Interface: in one process every read is
+// consistent, so it only checks ctx and that the store is open.
+func (s *Store) CurrentRevision(ctx context.Context) (int64, error) {
+	if err := s.ctxErr(ctx); err != nil {
+		return 0, err
+	}
+	return s.rev.Load(), nil
+}
 
 // CompactedRevision returns the newest revision whose history is gone:
 // Watch(from) needs from >= CompactedRevision(). It is 0 until the first

@@ -284,7 +284,7 @@ func TestClosedStoreRefusesEverything(t *testing.T) {
 func TestUIDsAreUniqueUUIDv4(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
-		u := newUID()
+		u := NewUID()
 		require.Regexp(t, uuidV4, u)
 		require.False(t, seen[u], "duplicate uid %s", u)
 		seen[u] = true

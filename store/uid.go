@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 )
 
-// newUID returns a random RFC 4122 version 4 UUID such as
+// NewUID returns a random RFC 4122 version 4 UUID such as
 // "0c3f1e9a-5b7d-4a61-9f0e-2d8c4b6a1e37", the form Kubernetes gives
 // metadata.uid. A uid tells apart two objects that had the same name at
 // different times, which is why the store, not the caller, chooses it.
-func newUID() string {
+func NewUID() string {
 	var b [16]byte
 	// crypto/rand.Read never fails (since Go 1.24 it crashes the program
 	// rather than return weak bytes).

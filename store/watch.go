@@ -22,7 +22,11 @@ type Event struct {
 	PrevObject *api.Object
 }
 
-// Watcher is one open watch.
+// IsProgress reports whether ev is a progress event (Type api.Bookmark,
+// answering Watcher.RequestProgress) rather than a change.
+func (ev Event) IsProgress() bool { return ev.Type == api.Bookmark }
+
+// watcher is the in-memory store's Watcher.
 //
 // A watcher is in one of three states, changed only with the store's lock
 // held for writing:
@@ -36,7 +40,7 @@ type Event struct {
 // A watch whose backlog fits in its buffer skips the first state and costs no
 // goroutine at all, which is the common case for a watch started at a list's
 // revision.
-type Watcher struct {
+type watcher struct {
 	s      *Store
 	prefix string
 	from   int64 // deliver only revisions > from
@@ -73,14 +77,14 @@ const (
 // from 0 (or 1) replays every change since the store began, if none was
 // compacted; Kubernetes' "resourceVersion=0 means now" is the apiserver's
 // business, not the store's. The events' objects are shared: read-only.
-func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) (*Watcher, error) {
+func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) (Watcher, error) {
 	if fromRevision < 0 {
 		return nil, invalid("negative revision %d", fromRevision)
 	}
 	if err := s.ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	w := &Watcher{
+	w := &watcher{
 		s:      s,
 		prefix: prefix,
 		from:   fromRevision,
@@ -125,7 +129,7 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) (*
 // tryGoLiveLocked looks at the history from revision next on (examining at
 // most scan events, or all if scan < 0). If every matching event fits in
 // w's buffer it queues them and makes w live; otherwise it changes nothing.
-func (s *Store) tryGoLiveLocked(w *Watcher, next int64, scan int) bool {
+func (s *Store) tryGoLiveLocked(w *watcher, next int64, scan int) bool {
 	end := s.hist.next()
 	if scan >= 0 && end-next > int64(scan) {
 		return false
@@ -154,7 +158,7 @@ func (s *Store) tryGoLiveLocked(w *Watcher, next int64, scan int) bool {
 // lock and sent without it, until the rest fits in the buffer; then it makes
 // w live. Writers keep committing meanwhile; if the history w still needs is
 // compacted away first, w has fallen too far behind.
-func (w *Watcher) catchUp(next int64) {
+func (w *watcher) catchUp(next int64) {
 	s := w.s
 	defer s.catchUps.Done()
 	batch := make([]Event, 0, min(cap(w.ch), 256))
@@ -207,7 +211,7 @@ func (w *Watcher) catchUp(next int64) {
 
 // catchUpOverLocked reports whether a catch-up whose next revision to send
 // is next must end, and why (nil for a plain stop).
-func (w *Watcher) catchUpOverLocked(next int64) (done bool, why error) {
+func (w *watcher) catchUpOverLocked(next int64) (done bool, why error) {
 	s := w.s
 	switch {
 	case w.stopped():
@@ -246,7 +250,7 @@ func (s *Store) dispatchLocked(ev Event) {
 // Called with s.mu held for writing, by the only goroutine that may send on
 // w.ch at that moment (a writer for a live watcher, the catch-up goroutine
 // otherwise), so closing the channel cannot race a send.
-func (s *Store) endLocked(w *Watcher, err error) {
+func (s *Store) endLocked(w *watcher, err error) {
 	if w.state == ended {
 		return
 	}
@@ -270,13 +274,13 @@ func (s *Store) endLocked(w *Watcher, err error) {
 }
 
 // end takes the lock and ends w; used by the catch-up goroutine.
-func (w *Watcher) end(err error) {
+func (w *watcher) end(err error) {
 	w.s.mu.Lock()
 	w.s.endLocked(w, err)
 	w.s.mu.Unlock()
 }
 
-func (w *Watcher) stopped() bool {
+func (w *watcher) stopped() bool {
 	select {
 	case <-w.stopc:
 		return true
@@ -286,21 +290,42 @@ func (w *Watcher) stopped() bool {
 }
 
 // Events delivers the changes; it is closed when the watch ends.
-func (w *Watcher) Events() <-chan Event { return w.ch }
+func (w *watcher) Events() <-chan Event { return w.ch }
 
 // Err says why Events was closed (nil after Stop or ctx cancel):
 // ErrWatcherTooSlow or ErrClosed, wrapped with details. It is nil while the
 // watch runs.
-func (w *Watcher) Err() error {
+func (w *watcher) Err() error {
 	w.errMu.Lock()
 	defer w.errMu.Unlock()
 	return w.err
 }
 
+// RequestProgress queues a progress event at the store's current revision
+// if the watcher is live: it gets every event in commit order under the
+// store's lock, so everything up to that revision is already queued ahead
+// of it. A watcher still replaying history, or one whose buffer is full,
+// skips the request (the caller asks again); it never ends the watch.
+func (w *watcher) RequestProgress(ctx context.Context) error {
+	if err := w.s.ctxErr(ctx); err != nil {
+		return err
+	}
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	if w.state != live {
+		return nil
+	}
+	select {
+	case w.ch <- Event{Type: api.Bookmark, Revision: w.s.rev.Load()}:
+	default:
+	}
+	return nil
+}
+
 // Stop ends the watch; idempotent, safe from any goroutine. When it returns
 // the Events channel is closed (events already buffered can still be read)
 // and the watch holds no goroutine and no place in the store.
-func (w *Watcher) Stop() {
+func (w *watcher) Stop() {
 	w.stopOnce.Do(func() { close(w.stopc) })
 	w.s.mu.Lock()
 	if w.state == live {

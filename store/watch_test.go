@@ -85,7 +85,7 @@ func TestWatchFromCompactedRevision(t *testing.T) {
 	defer leakcheck.Check(t)()
 	s := newTestStore(t, Options{})
 	for range 5 {
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 	require.NoError(t, s.Compact(4))
 
@@ -163,7 +163,7 @@ func TestCatchUpRacesWriters(t *testing.T) {
 	s := newTestStore(t, Options{WatchBuffer: 8})
 	ctx := context.Background()
 	for range 500 {
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 	const live = 300
 	final := s.Revision() + live
@@ -171,7 +171,7 @@ func TestCatchUpRacesWriters(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for range live {
-			_, err := s.Create(ctx, cmKey("ns", newUID()), configMap("ns", "x", "1"))
+			_, err := s.Create(ctx, cmKey("ns", NewUID()), configMap("ns", "x", "1"))
 			assert.NoError(t, err)
 		}
 	})
@@ -204,7 +204,7 @@ func TestLongReplayThroughSmallBuffer(t *testing.T) {
 	defer leakcheck.Check(t)()
 	s := newTestStore(t, Options{WatchBuffer: 4})
 	for range 2000 {
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 	w, err := s.Watch(context.Background(), "/", 1)
 	require.NoError(t, err)
@@ -262,13 +262,13 @@ func TestCatchUpOvertakenByCompaction(t *testing.T) {
 	defer leakcheck.Check(t)()
 	s := newTestStore(t, Options{WatchBuffer: 4, HistoryLimit: 50})
 	for range 40 { // 2..41
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 	w, err := s.Watch(context.Background(), "/", 1) // replays: 40 events > buffer
 	require.NoError(t, err)
 	defer w.Stop()
 	for range 100 { // the history it still needs is compacted away
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 
 	evs := drainClosed(t, w)
@@ -299,7 +299,7 @@ func TestWatchStop(t *testing.T) {
 			defer leakcheck.Check(t)()
 			s := newTestStore(t, Options{WatchBuffer: 4})
 			for range tt.backlog {
-				mustCreate(t, s, "ns", newUID(), "1")
+				mustCreate(t, s, "ns", NewUID(), "1")
 			}
 			w, err := s.Watch(context.Background(), "/", 1)
 			require.NoError(t, err)
@@ -315,7 +315,7 @@ func TestWatchStop(t *testing.T) {
 
 			// The store forgot it: writes go on without it.
 			for range 10 {
-				mustCreate(t, s, "ns", newUID(), "1")
+				mustCreate(t, s, "ns", NewUID(), "1")
 			}
 			s.mu.RLock()
 			assert.Empty(t, s.watchers)
@@ -330,7 +330,7 @@ func TestWatchEndsWhenContextIsDone(t *testing.T) {
 			defer leakcheck.Check(t)()
 			s := newTestStore(t, Options{WatchBuffer: 4})
 			for range backlog {
-				mustCreate(t, s, "ns", newUID(), "1")
+				mustCreate(t, s, "ns", NewUID(), "1")
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			w, err := s.Watch(ctx, "/", 1)
@@ -347,7 +347,7 @@ func TestCloseEndsEveryWatch(t *testing.T) {
 	defer leakcheck.Check(t)()
 	s := New(Options{WatchBuffer: 4})
 	for range 100 {
-		mustCreate(t, s, "ns", newUID(), "1")
+		mustCreate(t, s, "ns", NewUID(), "1")
 	}
 	live, err := s.Watch(context.Background(), "/", s.Revision())
 	require.NoError(t, err)
@@ -355,7 +355,7 @@ func TestCloseEndsEveryWatch(t *testing.T) {
 	require.NoError(t, err)
 
 	s.Close()
-	for _, w := range []*Watcher{live, replaying} {
+	for _, w := range []Watcher{live, replaying} {
 		drainClosed(t, w)
 		require.ErrorIs(t, w.Err(), ErrClosed)
 		w.Stop() // still fine
@@ -391,7 +391,7 @@ func TestRevisionIsPublishedAfterDispatch(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for range writes {
-			_, err := s.Create(context.Background(), cmKey("ns", newUID()), configMap("ns", "x", "1"))
+			_, err := s.Create(context.Background(), cmKey("ns", NewUID()), configMap("ns", "x", "1"))
 			assert.NoError(t, err)
 		}
 	})

@@ -22,7 +22,7 @@ func (s *Store) Create(ctx context.Context, key string, obj *api.Object) (*api.O
 	}
 	// Copy and stamp outside the lock: only the revision needs it.
 	c := obj.DeepCopy()
-	c.Metadata.UID = newUID()
+	c.Metadata.UID = NewUID()
 	c.Metadata.CreationTimestamp = s.opts.Now().UTC().Truncate(time.Second)
 
 	s.mu.Lock()
@@ -132,7 +132,7 @@ func (s *Store) update(key string, c *api.Object, pre Preconditions, skipNoop bo
 	if !ok {
 		return nil, notFound(key)
 	}
-	if err := pre.check(key, e.obj, e.modRev); err != nil {
+	if err := pre.Check(key, e.obj, e.modRev); err != nil {
 		return nil, err
 	}
 	c.Metadata.UID = e.obj.Metadata.UID
@@ -168,7 +168,7 @@ func (s *Store) Delete(ctx context.Context, key string, pre Preconditions) (*api
 	if !ok {
 		return nil, notFound(key)
 	}
-	if err := pre.check(key, e.obj, e.modRev); err != nil {
+	if err := pre.Check(key, e.obj, e.modRev); err != nil {
 		return nil, err
 	}
 	rev := s.rev.Load() + 1

@@ -54,7 +54,8 @@ const (
 
 // Config configures one Cacher (one per resource).
 type Config struct {
-	Store    *store.Store
+	// Store is the store to follow: the in-memory store or etcd.
+	Store    store.Interface
 	Prefix   string // e.g. "/registry/configmaps/"; keys are Prefix+[ns/]name
 	Resource api.GroupResource
 	// Kind and APIVersion stamp BOOKMARK objects ({"kind":"ConfigMap",...}).

@@ -10,7 +10,6 @@ import (
 
 	"listwatch/api"
 	"listwatch/narrate"
-	"listwatch/store"
 )
 
 // freshnessTimeout is how long a list (or a watch with sendInitialEvents)
@@ -191,7 +190,7 @@ func (c *Cacher) List(ctx context.Context, minRV int64, match func(*api.Object) 
 // returns the 504 Kubernetes answers. Because the cache only sees events of
 // its own resource, its revision can lag the store's while other resources
 // are written; so while it waits it keeps asking the store follower for a
-// progress check, as Kubernetes asks etcd for a progress notification.
+// progress event, as Kubernetes asks etcd for a progress notification.
 func (c *Cacher) waitFresh(ctx context.Context, rev int64) error {
 	if rev <= 0 || c.rev.Load() >= rev {
 		return ctx.Err()
@@ -345,21 +344,18 @@ func (c *Cacher) statusWatcher(w *CacheWatcher, s *api.Status) *CacheWatcher {
 	return w
 }
 
-// storeRevision reads the store's current revision such that every event up
-// to it has already been handed to the store's live watchers (ours
-// included). A List takes the store's lock, which its writers hold while
-// they commit and fan out; the empty range keeps it cheap.
+// storeRevision reads the store's current revision consistently (a quorum
+// read on etcd): the revision a consistent read must reach. Kubernetes 1.31+
+// serves consistent lists from the watch cache the same way
+// (ConsistentListFromCache: GetCurrentResourceVersionFromStorage, then wait
+// for the cache to get there).
 func (c *Cacher) storeRevision(ctx context.Context) (int64, error) {
-	res, err := c.cfg.Store.List(ctx, progressPrefix, store.ListOptions{Limit: 1})
+	r, err := c.cfg.Store.CurrentRevision(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("cacher %s: reading the store's revision: %w", c.name, err)
 	}
-	return res.Revision, nil
+	return r, nil
 }
-
-// progressPrefix matches no key (keys start with "/"), so listing it only
-// returns the revision.
-const progressPrefix = "\x00"
 
 // requestProgress asks the store follower for a progress check.
 func (c *Cacher) requestProgress() {

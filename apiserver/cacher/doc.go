@@ -60,8 +60,9 @@
 // where Kubernetes resizes it between 100 and 102,400 entries to keep about
 // 75 s. Frames are kept with the events in the ring, where Kubernetes drops
 // its cached serializations after each dispatch, so a replay from the ring is
-// not re-encoded. Where Kubernetes asks etcd for a progress notification to
-// learn that nothing of this resource happened up to the store's revision,
-// the cacher reads the store's revision under the store's lock and drains
-// its watch channel (see Cacher.progress).
+// not re-encoded. Like Kubernetes, which asks etcd for a progress
+// notification to learn that nothing of this resource happened up to the
+// store's revision, the cacher asks its store watch for a progress event
+// (store.Watcher.RequestProgress): the in-memory store answers at once, etcd
+// through clientv3's RequestProgress.
 package cacher

@@ -13,7 +13,8 @@ import (
 // This file is the cacher's own list-watch of the store: the only watch the
 // store serves for this resource, however many clients watch the apiserver.
 // Kubernetes' cacher runs a reflector over etcd for it (cacher.go
-// startCaching); ours is simpler because the store is in-process.
+// startCaching); ours lists and watches the store.Interface directly, the
+// in-memory store or etcd alike.
 
 // maxApplyBatch bounds how many events are applied under one lock.
 const maxApplyBatch = 256
@@ -29,14 +30,14 @@ const (
 // the events between what it got and the new list are lost to the cache, so
 // it cannot be served continuously and must re-watch (and, if its revision
 // is older than the new list, re-list after a 410).
-func (c *Cacher) listAndWatch(relist bool) (*store.Watcher, error) {
+func (c *Cacher) listAndWatch(relist bool) (store.Watcher, error) {
 	res, err := c.cfg.Store.List(c.ctx, c.cfg.Prefix, store.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", c.cfg.Prefix, err)
 	}
 	// Watching from the list's own revision leaves a backlog of at most the
-	// writes that slipped in between, so the store makes the watch live at
-	// once (see store.Watch); progress checks rely on that.
+	// writes that slipped in between, so the in-memory store makes the
+	// watch live at once (see store.Watch) and answers progress requests.
 	w, err := c.cfg.Store.Watch(c.ctx, c.cfg.Prefix, res.Revision)
 	if err != nil {
 		return nil, fmt.Errorf("watching %s from rev %d: %w", c.cfg.Prefix, res.Revision, err)
@@ -63,7 +64,7 @@ func (c *Cacher) listAndWatch(relist bool) (*store.Watcher, error) {
 
 // followStore applies the store's events to the cache until the cacher
 // stops, re-listing whenever the store watch ends.
-func (c *Cacher) followStore(w *store.Watcher) {
+func (c *Cacher) followStore(w store.Watcher) {
 	defer c.wg.Done()
 	defer c.shutdown()
 	backoff := relistBackoffMin
@@ -101,7 +102,7 @@ func (c *Cacher) followStore(w *store.Watcher) {
 }
 
 // follow reads w until it ends; it returns why.
-func (c *Cacher) follow(w *store.Watcher) error {
+func (c *Cacher) follow(w store.Watcher) error {
 	events := w.Events()
 	for {
 		select {
@@ -113,16 +114,14 @@ func (c *Cacher) follow(w *store.Watcher) error {
 				return watchEndErr(w)
 			}
 		case <-c.progressReq:
-			if !c.progress(events) {
-				return watchEndErr(w)
-			}
+			c.requestStoreProgress(w)
 		case <-c.ctx.Done():
 			return c.ctx.Err()
 		}
 	}
 }
 
-func watchEndErr(w *store.Watcher) error {
+func watchEndErr(w store.Watcher) error {
 	if err := w.Err(); err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func (c *Cacher) applyBatch(first store.Event, events <-chan store.Event) (open 
 		return true // stopping; follow sees ctx.Done next
 	}
 	c.mu.Lock()
-	c.wc.apply(newEvent(first))
+	c.applyLocked(first)
 	open = true
 	room := c.roomLocked()
 loop:
@@ -148,7 +147,7 @@ loop:
 				open = false
 				break loop
 			}
-			c.wc.apply(newEvent(ev))
+			c.applyLocked(ev)
 			room--
 		default:
 			break loop
@@ -187,41 +186,33 @@ func (c *Cacher) waitForDispatcher() bool {
 	}
 }
 
-// progress is the progress check: it reads the store's revision, applies the
-// events of ours still queued up to it, and then, if none of them reached
-// it, moves the cache's revision there anyway: nothing of this resource
-// happened in between. It relies on the store handing each event to its live
-// watchers before a reader can see the event's revision (see
-// storeRevision). It returns false when it found the channel closed.
-func (c *Cacher) progress(events <-chan store.Event) (open bool) {
-	r, err := c.storeRevision(c.ctx)
-	if err != nil {
-		return true // the store is closing or ctx is done; follow will see it
+// applyLocked applies one store event: a change goes into the cache and its
+// ring; a progress event (the store's answer to RequestProgress) only moves
+// the cache's revision, since it promises that every change of this
+// resource up to its revision has been applied already. Kubernetes' watch
+// cache turns etcd's progress notifications into bookmarks the same way
+// (watch_cache.go UpdateResourceVersion). The caller holds c.mu for writing.
+func (c *Cacher) applyLocked(ev store.Event) {
+	if !ev.IsProgress() {
+		c.wc.apply(newEvent(ev))
+		return
 	}
-	for c.rev.Load() < r {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return false
-			}
-			if !c.applyBatch(ev, events) {
-				return false
-			}
-			continue
-		default:
+	if ev.Revision > c.wc.rev {
+		if c.tr.Enabled() {
+			c.tr.Printf(narrate.WatchCache, "%s: progress: no change since rev %d, cache now at store rev %d", c.name, c.wc.rev, ev.Revision)
 		}
-		c.mu.Lock()
-		if c.wc.rev < r {
-			if c.tr.Enabled() {
-				c.tr.Printf(narrate.WatchCache, "%s: progress: no change since rev %d, cache now at store rev %d", c.name, c.wc.rev, r)
-			}
-			c.wc.rev = r
-			c.revisionMovedLocked()
-		}
-		c.mu.Unlock()
-		c.poke(c.dispatchWake)
+		c.wc.rev = ev.Revision
 	}
-	return true
+}
+
+// requestStoreProgress asks the store watch for a progress event: the way a
+// cache that only sees its own resource learns that the store's revision
+// moved on without it (writes to other resources). Its answer arrives on
+// the watch channel, in order after every event it covers.
+func (c *Cacher) requestStoreProgress(w store.Watcher) {
+	if err := w.RequestProgress(c.ctx); err != nil && c.tr.Enabled() {
+		c.tr.Printf(narrate.WatchCache, "%s: progress request failed: %v", c.name, err)
+	}
 }
 
 // poke does a non-blocking send on a wake-up channel of capacity 1.

@@ -22,7 +22,7 @@ type watchCache struct {
 	sorted []*event
 	hist   history
 	// rev is the newest revision the cache reflects. It moves with each
-	// event and, on a progress check, to the store's revision when no
+	// event and, on a progress event, to the store's revision when no
 	// event of this resource came in between.
 	rev int64
 	// listRev is the revision of the last list of the store. Until the ring
