@@ -21,6 +21,7 @@ const networkLayer = "network"
 // for the cluster to move on without it, deterministically, without
 // racing the Reflector's immediate re-watch.
 type cable struct {
+	who string // whose cable: "informer", "RetryWatcher"
 	lw  reflector.ListerWatcher
 	ev  *evidence
 	tr  *narrate.Tracer
@@ -29,10 +30,10 @@ type cable struct {
 	out bool          // unplugged
 }
 
-func newCable(lw reflector.ListerWatcher, ev *evidence, tr *narrate.Tracer) *cable {
+func newCable(who string, lw reflector.ListerWatcher, ev *evidence, tr *narrate.Tracer) *cable {
 	up := make(chan struct{})
 	close(up)
-	return &cable{lw: lw, ev: ev, tr: tr, up: up}
+	return &cable{who: who, lw: lw, ev: ev, tr: tr, up: up}
 }
 
 // unplug makes the next List or Watch wait until plugIn.
@@ -41,7 +42,7 @@ func (c *cable) unplug() {
 	defer c.mu.Unlock()
 	if !c.out {
 		c.out, c.up = true, make(chan struct{})
-		c.tr.Printf(networkLayer, "cable unplugged: the informer's next request will wait")
+		c.tr.Printf(networkLayer, "cable unplugged: the %s's next request will wait", c.who)
 	}
 }
 
@@ -52,7 +53,7 @@ func (c *cable) plugIn() {
 	if c.out {
 		c.out = false
 		close(c.up)
-		c.tr.Printf(networkLayer, "cable plugged back in")
+		c.tr.Printf(networkLayer, "the %s's cable plugged back in", c.who)
 	}
 }
 
@@ -63,6 +64,7 @@ func (c *cable) wait(ctx context.Context, what string) error {
 	c.mu.Unlock()
 	if out {
 		c.tr.Printf(networkLayer, "%s is waiting for the network", what)
+		c.ev.record(func() { c.ev.waiting++ })
 	}
 	select {
 	case <-up:
@@ -74,7 +76,7 @@ func (c *cable) wait(ctx context.Context, what string) error {
 
 // List implements reflector.ListerWatcher.
 func (c *cable) List(ctx context.Context, opts api.ListOptions) (*api.List, error) {
-	if err := c.wait(ctx, "a LIST at rv "+quoteRV(opts.ResourceVersion)); err != nil {
+	if err := c.wait(ctx, "the "+c.who+"'s LIST at rv "+quoteRV(opts.ResourceVersion)); err != nil {
 		return nil, err
 	}
 	c.ev.record(func() { c.ev.lists = append(c.ev.lists, opts.ResourceVersion) })
@@ -83,7 +85,7 @@ func (c *cable) List(ctx context.Context, opts api.ListOptions) (*api.List, erro
 
 // Watch implements reflector.ListerWatcher.
 func (c *cable) Watch(ctx context.Context, opts api.ListOptions) (client.Watcher, error) {
-	if err := c.wait(ctx, "a WATCH from rv "+quoteRV(opts.ResourceVersion)); err != nil {
+	if err := c.wait(ctx, "the "+c.who+"'s WATCH from rv "+quoteRV(opts.ResourceVersion)); err != nil {
 		return nil, err
 	}
 	w, err := c.lw.Watch(ctx, opts)

@@ -44,6 +44,19 @@ func chapterTrip() chapterText {
 			"socket: a hex size line, the JSON event, CRLF."}
 }
 
+func chapterWebsocket(from string) chapterText {
+	return chapterText{"The same watch over a websocket",
+		fmt.Sprintf("A watch can also be a websocket: the same GET, with an Upgrade header, answered "+
+			"with 101 Switching Protocols. The third article names both ways. We open the same watch "+
+			"twice, from rv %s and with timeoutSeconds=1: once with chunked HTTP, as the informer does, "+
+			"once over a websocket. The server replays demo's creation from its watch cache to both, "+
+			"then we change demo once more, live.", from),
+		"the same JSON event travels in both, byte for byte; only the framing differs. A chunk is its " +
+			"length in hex, CRLF, the bytes, CRLF; a websocket frame is 0x81 (final, text), 0x7e " +
+			"(a 16-bit length follows), the length, the bytes. At the timeout the chunked response " +
+			"ends with a zero-length chunk and the websocket with a close frame, 0x88, status 1000."}
+}
+
 func chapterTimeout(timeoutSeconds int) chapterText {
 	return chapterText{"The server ends the watch: a timeout",
 		fmt.Sprintf("We do nothing and wait. Every watch has a timeout: the Reflector asked for "+
@@ -55,6 +68,30 @@ func chapterTimeout(timeoutSeconds int) chapterText {
 		"no error anywhere, just a clean end. The Reflector re-watches at once from the last " +
 			"resourceVersion it saw, without re-listing. Then we change demo and it arrives through the " +
 			"new watch."}
+}
+
+func chapterContinue() chapterText {
+	return chapterText{"The wrong fix: continue on a closed channel",
+		"The first article's service returned when the channel closed, so its author changed " +
+			"`return` to `continue` and ran it again. We run that loop on a real watch that the server " +
+			"ends after a second, and count what happens once it has.",
+		"a receive from a closed channel never blocks: it returns the zero value and ok=false at once. " +
+			"So the loop spins, millions of times a second, on one core, and no event will ever come: " +
+			"nothing reopens the watch. The fix is to leave the loop and watch again from the last " +
+			"resourceVersion seen, which is what the Reflector did in the chapter before."}
+}
+
+func chapterRetryWatcher() chapterText {
+	return chapterText{"RetryWatcher: resume from the last resourceVersion, stop on 410",
+		"The second article's fix is client-go's RetryWatcher: one channel that stays open across " +
+			"many watches. We start one from the current resourceVersion (through a cable of its own), " +
+			"change demo, then kill its connection and change demo again while it is away. Last, we " +
+			"kill it once more and compact the store while it is away.",
+		"after the kill it watches again from the last resourceVersion it delivered, so the change " +
+			"made while it was away arrives, and nothing arrives twice. After the compaction that " +
+			"resourceVersion is too old: the server answers 410, and the RetryWatcher forwards the " +
+			"ERROR and closes its channel. It cannot know what it missed; only a new LIST can, which " +
+			"is what an informer does next."}
 }
 
 func chapterKill() chapterText {

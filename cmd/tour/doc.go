@@ -12,26 +12,44 @@
 //     every layer: store revision → watch cache → chunked HTTP frame →
 //     StreamWatcher → Reflector → DeltaFIFO delta → Indexer →
 //     sharedProcessor/processorListener → handler;
-//  3. lets the server end the watch at its timeout (the first article's
+//  3. opens the same watch over chunked HTTP and over a websocket, and
+//     shows each event as both framed it, side by side (the third
+//     article);
+//  4. lets the server end the watch at its timeout (the first article's
 //     "my watch channel closed") and shows the Reflector re-watch from the
 //     last resourceVersion without re-listing;
-//  4. kills the connection, as tcpkill does in the first article;
-//  5. unplugs the network while the cluster moves on (a delete, a burst of
+//  5. runs the first article's `continue` loop on a closed channel and
+//     prints its spin counter, then the fix: re-watch from the last
+//     resourceVersion;
+//  6. kills the connection, as tcpkill does in the first article;
+//  7. runs a RetryWatcher (the second article's fix): it resumes from the
+//     last resourceVersion across a killed connection, and stops on 410
+//     after a compaction;
+//  8. unplugs the network while the cluster moves on (a delete, a burst of
 //     writes, a compaction), so that the re-watch gets 410 Expired and the
 //     informer re-lists, reporting the delete it missed as a
 //     DeletedFinalStateUnknown tombstone;
-//  6. checks that the informer's cache converged on the server's state.
+//  9. checks that the informer's cache converged on the server's state.
+//
+// Each chapter is one method of tour, listed in order by tour.steps: to
+// add one, write the method (it prints its heading with t.chapter and
+// returns an error if what it shows did not happen) and list it there.
+// Chapters about a side story (3, 5, 7) narrow the narration to their own
+// lines with spotlight.focus, so the informer's routine re-watches do not
+// bury them. No line is wider than 100 columns: longer narration lines
+// are folded (style.go).
 //
 // Every layer narrates to ONE narrate.Tracer, whose filter follows the
 // objects the tour is about (see spotlight.go). Each line starts with the
 // layer's name. The tour exits 0 when every stage happened, and 1 with a
-// message naming the stage that did not. It takes about ten seconds.
+// message naming the stage that did not. It takes about seven seconds.
 //
 // Flags: -no-color (colour is on only when stdout is a terminal anyway),
 // -queue DeltaFIFO|RealFIFO (the informer's queue), -all (do not filter:
 // every line every layer prints).
 //
 // Files: tour.go runs the chapters; chapters.go holds their text;
+// websocket.go, hotloop.go and retry.go are chapters 3, 5 and 7;
 // spotlight.go is the narration filter; wiretap.go shows the raw chunked
 // bytes as the client reads them off the socket; cable.go is the
 // ListerWatcher wrapper that can "unplug the network"; evidence.go records

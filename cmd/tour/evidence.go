@@ -22,6 +22,7 @@ type evidence struct {
 	watches   []watchReq // every watch the Reflector opened
 	lists     []string   // the resourceVersion of every List asked for
 	expired   int        // 410 errors the Reflector reported
+	waiting   int        // requests that found the cable unplugged
 	lastError error      // the last error the Reflector reported
 	// tripSteps are the steps of the trip chapter whose narration lines
 	// have been printed (see tripStep).

@@ -28,6 +28,28 @@ type spotlight struct {
 	all    bool
 	follow []string    // "namespace/name" keys
 	trip   atomic.Bool // the trip chapter: every layer's lines about followed objects
+	// scene, when set, replaces the rules above: a chapter about a side
+	// story (the hot loop, RetryWatcher) keeps only its own lines, not
+	// the informer's routine re-watches happening meanwhile.
+	scene atomic.Pointer[func(layer, line string) bool]
+}
+
+// focus makes keep follow f until the returned function is called.
+func (s *spotlight) focus(f func(layer, line string) bool) (restore func()) {
+	s.scene.Store(&f)
+	return func() { s.scene.Store(nil) }
+}
+
+// layers returns a scene that keeps every line of the given layers.
+func layers(names ...string) func(layer, line string) bool {
+	return func(layer, _ string) bool {
+		for _, n := range names {
+			if layer == n {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // keep is the narrate.WithFilter function.
@@ -35,7 +57,13 @@ func (s *spotlight) keep(layer, line string) bool {
 	if s.quiet.Load() {
 		return false
 	}
-	if s.all || layer == networkLayer {
+	if s.all {
+		return true
+	}
+	if f := s.scene.Load(); f != nil {
+		return (*f)(layer, line)
+	}
+	if layer == networkLayer {
 		return true
 	}
 	if s.followed(line) {

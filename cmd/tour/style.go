@@ -6,10 +6,20 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // width is the column the tour's prose wraps at.
 const width = 78
+
+// maxColumns is the widest line the tour prints. A narration line longer
+// than that (a watch URL, a connection error) is folded, the rest indented
+// to the message column, so that the tour reads in any terminal.
+const maxColumns = 100
+
+// messageColumn is where a narration line's message starts: "+  0.007s ",
+// then the layer name padded to 14.
+const messageColumn = 24
 
 // console serialises everything the tour writes: the Tracer's lines come
 // from many goroutines, the chapter text from the tour, and they must not
@@ -28,12 +38,71 @@ type console struct {
 // per call.
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	n, err := c.w.Write(p)
+	_, err := io.WriteString(c.w, fold(string(p)))
 	c.mu.Unlock()
 	if c.written != nil {
 		c.written(string(p))
 	}
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// fold breaks every line of s wider than maxColumns: at the last space
+// (or '&', '/', ',') that fits, else anywhere, continuing on a line
+// indented to the message column (narration) or to the line's own indent.
+func fold(s string) string {
+	if !strings.Contains(s, "\n") && visibleLen(s) <= maxColumns {
+		return s
+	}
+	var b strings.Builder
+	lines := strings.SplitAfter(s, "\n")
+	for _, line := range lines {
+		body := strings.TrimSuffix(line, "\n")
+		nl := line[len(body):]
+		indent := len(body) - len(strings.TrimLeft(body, " "))
+		if strings.HasPrefix(body, "+") {
+			indent = messageColumn
+		}
+		pad := strings.Repeat(" ", indent)
+		for visibleLen(body) > maxColumns {
+			cut := cutAt(body, maxColumns, indent+10)
+			b.WriteString(strings.TrimRight(body[:cut], " ") + "\n")
+			body = pad + strings.TrimLeft(body[cut:], " ")
+		}
+		b.WriteString(body + nl)
+	}
+	return b.String()
+}
+
+// cutAt returns the byte index to break line at so that the first part
+// has at most limit visible runes: after the last break character past
+// the visible column min, or at limit itself.
+func cutAt(line string, limit, min int) int {
+	col, esc, best, end := 0, false, -1, len(line)
+	for i, r := range line {
+		switch {
+		case esc:
+			esc = r != 'm'
+			continue
+		case r == '\x1b':
+			esc = true
+			continue
+		}
+		if col == limit {
+			end = i
+			break
+		}
+		col++
+		if col > min && strings.ContainsRune(" &/,", r) {
+			best = i + utf8.RuneLen(r)
+		}
+	}
+	if best > 0 {
+		return best
+	}
+	return end
 }
 
 // narration splits a line the Tracer wrote into its layer and message;

@@ -80,6 +80,12 @@ type tour struct {
 	cable  *cable
 	inf    *informer.SharedIndexInformer
 	done   []string // the checklist of what happened
+	// chapterNo is the number of the chapter being told; chapter sets it.
+	chapterNo int
+	// silent is a client for the tour's side stories (the hot loop,
+	// RetryWatcher, the websocket): nothing it does is narrated, so its
+	// watches are not mistaken for the informer's.
+	silent *client.Client
 	// stopped is closed when the informer's Run has returned; nil until
 	// it is started.
 	stopped chan struct{}
@@ -145,7 +151,7 @@ func run(ctx context.Context, w io.Writer, o options) (err error) {
 		return err
 	}
 	t.writer = writerClient.Resource(configMaps).Namespace(namespace)
-	t.cable = newCable(informerClient.Resource(configMaps).Namespace(namespace), t.ev, t.tr)
+	t.cable = newCable("informer", informerClient.Resource(configMaps).Namespace(namespace), t.ev, t.tr)
 
 	infCtx, stopInformer := context.WithCancel(ctx)
 	defer func() {
@@ -155,13 +161,19 @@ func run(ctx context.Context, w io.Writer, o options) (err error) {
 		}
 	}()
 
-	stages := []func(context.Context) error{t.startInformer, t.trip, t.timeout, t.kill, t.expired, t.converged}
-	for i, stage := range stages {
+	silentClient, err := client.New(client.Config{Host: t.srv.URL(),
+		HTTPClient: &http.Client{Transport: plain}, UserAgent: "tour-consumer/" + client.Version})
+	if err != nil {
+		return err
+	}
+	t.silent = silentClient
+
+	for i, st := range t.steps() {
 		sctx := ctx
 		if i == 0 {
 			sctx = infCtx // the informer runs until the tour ends
 		}
-		if err := stage(sctx); err != nil {
+		if err := st.run(sctx); err != nil {
 			t.spot.quiet.Store(true)
 			t.con.result(false, err.Error())
 			return err
@@ -169,7 +181,7 @@ func run(ctx context.Context, w io.Writer, o options) (err error) {
 	}
 
 	t.spot.quiet.Store(true) // what the layers do while shutting down is not part of the story
-	t.con.chapter(7, chapterText{title: "What you saw"})
+	t.chapter(chapterText{title: "What you saw"})
 	for _, d := range t.done {
 		t.con.result(true, d)
 	}
@@ -177,11 +189,46 @@ func run(ctx context.Context, w io.Writer, o options) (err error) {
 	return nil
 }
 
+// step is one chapter of the tour: a function that tells it (printing its
+// heading with t.chapter) and returns an error if what it shows did not
+// happen.
+type step struct {
+	name string
+	run  func(context.Context) error
+}
+
+// steps are the tour's chapters, in the order they are told. The first
+// starts the informer, which runs until the tour ends; each later one
+// relies only on the informer running and on the objects the chapters
+// before it created. To add a chapter, write one method and list it here.
+func (t *tour) steps() []step {
+	return []step{
+		{"start", t.startInformer},
+		{"trip", t.trip},
+		{"websocket", t.overWebsocket},
+		{"timeout", t.timeout},
+		{"continue", t.hotLoop},
+		{"kill", t.kill},
+		{"retrywatcher", t.retryWatcher},
+		{"expired", t.expired},
+		{"converged", t.converged},
+	}
+}
+
+// chapter starts the next chapter: its number, heading and prose.
+func (t *tour) chapter(ch chapterText) {
+	t.chapterNo++
+	t.con.chapter(t.chapterNo, ch)
+}
+
+// here names the current chapter in errors: "chapter 3".
+func (t *tour) here() string { return fmt.Sprintf("chapter %d", t.chapterNo) }
+
 // startInformer is chapter 1: create alpha, then start the informer and
 // wait until it has listed and is watching. The informer runs until ctx is
 // done.
 func (t *tour) startInformer(ctx context.Context) error {
-	t.con.chapter(1, chapterStart(t.srv.URL(), string(t.o.Queue)))
+	t.chapter(chapterStart(t.srv.URL(), string(t.o.Queue)))
 	alpha, err := t.writer.Create(ctx, configMap(alphaName, "1"))
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", alphaKey, err)
@@ -223,7 +270,7 @@ func (t *tour) startInformer(ctx context.Context) error {
 		defer close(t.stopped)
 		t.inf.Run(ctx)
 	}()
-	err = t.ev.waitFor(ctx, t.o.StageTimeout, "chapter 1: the informer lists and starts watching", func() bool {
+	err = t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the informer lists and starts watching", func() bool {
 		return t.ev.handled("add", alphaKey, alpha.Metadata.ResourceVersion) && t.ev.watchCount() >= 1
 	})
 	if err != nil {
@@ -274,7 +321,7 @@ func tombstoneOf(obj any) (fifo.DeletedFinalStateUnknown, bool) {
 
 // trip is chapter 2: follow one event through every layer.
 func (t *tour) trip(ctx context.Context) error {
-	t.con.chapter(2, chapterTrip())
+	t.chapter(chapterTrip())
 	t.spot.trip.Store(true)
 	defer t.spot.trip.Store(false)
 	demo, err := t.writer.Create(ctx, configMap(demoName, "1"))
@@ -283,7 +330,7 @@ func (t *tour) trip(ctx context.Context) error {
 	}
 	rv := demo.Metadata.ResourceVersion
 	var missing []string
-	err = t.ev.waitFor(ctx, t.o.StageTimeout, "chapter 2: the handler is told about "+demoKey, func() bool {
+	err = t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the handler is told about "+demoKey, func() bool {
 		missing = t.ev.missingTripSteps()
 		return t.ev.handled("add", demoKey, rv) && len(missing) == 0
 	})
@@ -297,22 +344,22 @@ func (t *tour) trip(ctx context.Context) error {
 	return nil
 }
 
-// timeout is chapter 3: the server ends the watch at its timeout; the
+// timeout is a chapter: the server ends the watch at its timeout; the
 // Reflector re-watches without re-listing.
 func (t *tour) timeout(ctx context.Context) error {
-	t.con.chapter(3, chapterTimeout(int(t.o.WatchTimeout/time.Second)))
+	t.chapter(chapterTimeout(int(t.o.WatchTimeout / time.Second)))
 	watches, lists := t.counts()
-	err := t.ev.waitFor(ctx, t.o.WatchTimeout+t.o.StageTimeout, "chapter 3: the server times the watch out and the Reflector re-watches", func() bool {
+	err := t.ev.waitFor(ctx, t.o.WatchTimeout+t.o.StageTimeout, t.here()+": the server times the watch out and the Reflector re-watches", func() bool {
 		return t.ev.watchCount() > watches
 	})
 	if err != nil {
 		return err
 	}
 	if _, l := t.counts(); l != lists {
-		return errors.New("chapter 3: the Reflector re-listed after a watch timeout; it should only re-watch")
+		return errors.New(t.here() + ": the Reflector re-listed after a watch timeout; it should only re-watch")
 	}
 	from, lasted := t.lastWatchRV(), t.watchLasted()
-	rv, err := t.changeDemo(ctx, "2", "chapter 3")
+	rv, err := t.changeDemo(ctx, "2")
 	if err != nil {
 		return err
 	}
@@ -321,24 +368,24 @@ func (t *tour) timeout(ctx context.Context) error {
 	return nil
 }
 
-// kill is chapter 4: the connection is reset; the Reflector re-watches.
+// kill is a chapter: the connection is reset; the Reflector re-watches.
 func (t *tour) kill(ctx context.Context) error {
-	t.con.chapter(4, chapterKill())
+	t.chapter(chapterKill())
 	watches, lists := t.counts()
 	if err := t.killWatch(ctx); err != nil {
-		return fmt.Errorf("chapter 4: %w", err)
+		return fmt.Errorf("%s: %w", t.here(), err)
 	}
-	err := t.ev.waitFor(ctx, t.o.StageTimeout, "chapter 4: the Reflector re-watches after a reset", func() bool {
+	err := t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the Reflector re-watches after a reset", func() bool {
 		return t.ev.watchCount() > watches
 	})
 	if err != nil {
 		return err
 	}
 	if _, l := t.counts(); l != lists {
-		return errors.New("chapter 4: the Reflector re-listed after a connection reset; it should only re-watch")
+		return errors.New(t.here() + ": the Reflector re-listed after a connection reset; it should only re-watch")
 	}
 	from := t.lastWatchRV()
-	rv, err := t.changeDemo(ctx, "3", "chapter 4")
+	rv, err := t.changeDemo(ctx, "3")
 	if err != nil {
 		return err
 	}
@@ -346,31 +393,31 @@ func (t *tour) kill(ctx context.Context) error {
 	return nil
 }
 
-// expired is chapter 5: away too long, 410, re-list, tombstone.
+// expired is a chapter: away too long, 410, re-list, tombstone.
 func (t *tour) expired(ctx context.Context) error {
-	t.con.chapter(5, chapterExpired(burst, historySize))
+	t.chapter(chapterExpired(burst, historySize))
 	_, lists := t.counts()
 	t.cable.unplug()
 	if err := t.killWatch(ctx); err != nil {
-		return fmt.Errorf("chapter 5: %w", err)
+		return fmt.Errorf("%s: %w", t.here(), err)
 	}
 
 	t.con.note("while the informer is away: delete %s, change %s, %d writes to %s/%s, compact", alphaKey, demoKey, burst, namespace, busyName)
 	if err := t.writer.Delete(ctx, alphaName, client.DeleteOptions{}); err != nil {
-		return fmt.Errorf("chapter 5: deleting %s: %w", alphaKey, err)
+		return fmt.Errorf("%s: deleting %s: %w", t.here(), alphaKey, err)
 	}
 	demo, err := t.writer.Patch(ctx, demoName, client.PatchTypeMerge, dataPatch("4"))
 	if err != nil {
-		return fmt.Errorf("chapter 5: changing %s: %w", demoKey, err)
+		return fmt.Errorf("%s: changing %s: %w", t.here(), demoKey, err)
 	}
 	if _, err := t.writer.Create(ctx, configMap(busyName, "0")); err != nil {
-		return fmt.Errorf("chapter 5: creating %s: %w", busyName, err)
+		return fmt.Errorf("%s: creating %s: %w", t.here(), busyName, err)
 	}
 	first, last := "", ""
 	for i := 1; i < burst; i++ {
 		b, err := t.writer.Patch(ctx, busyName, client.PatchTypeMerge, dataPatch(strconv.Itoa(i)))
 		if err != nil {
-			return fmt.Errorf("chapter 5: writing %s: %w", busyName, err)
+			return fmt.Errorf("%s: writing %s: %w", t.here(), busyName, err)
 		}
 		if first == "" {
 			first = b.Metadata.ResourceVersion
@@ -383,7 +430,7 @@ func (t *tour) expired(ctx context.Context) error {
 	t.cable.plugIn()
 
 	rv := demo.Metadata.ResourceVersion
-	err = t.ev.waitFor(ctx, t.o.StageTimeout, "chapter 5: 410 Expired, re-list, tombstone for "+alphaKey, func() bool {
+	err = t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": 410 Expired, re-list, tombstone for "+alphaKey, func() bool {
 		// Two more watches: the one answered with 410, and the one after
 		// the re-list.
 		return t.ev.expired > 0 && t.ev.listCount() > lists && t.ev.watchCount() >= watches+2 &&
@@ -406,16 +453,16 @@ func (t *tour) expired(ctx context.Context) error {
 	return nil
 }
 
-// converged is chapter 6: the cache equals the server's state.
+// converged is a chapter: the cache equals the server's state.
 func (t *tour) converged(ctx context.Context) error {
-	t.con.chapter(6, chapterConverged())
+	t.chapter(chapterConverged())
 	list, err := t.writer.List(ctx, api.ListOptions{})
 	if err != nil {
-		return fmt.Errorf("chapter 6: listing: %w", err)
+		return fmt.Errorf("%s: listing: %w", t.here(), err)
 	}
 	want := describeObjects(list.Items)
 	var got string
-	err = t.ev.waitFor(ctx, t.o.StageTimeout, "chapter 6: the informer's cache converges on the server's state", func() bool {
+	err = t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the informer's cache converges on the server's state", func() bool {
 		got = describeObjects(t.inf.GetIndexer().List())
 		return got == want
 	})
@@ -429,7 +476,8 @@ func (t *tour) converged(ctx context.Context) error {
 }
 
 // changeDemo patches demo and waits until the handler is told.
-func (t *tour) changeDemo(ctx context.Context, step, chapter string) (string, error) {
+func (t *tour) changeDemo(ctx context.Context, step string) (string, error) {
+	chapter := t.here()
 	demo, err := t.writer.Patch(ctx, demoName, client.PatchTypeMerge, dataPatch(step))
 	if err != nil {
 		return "", fmt.Errorf("%s: changing %s: %w", chapter, demoKey, err)

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,11 +29,13 @@ func runTour(t *testing.T, o options) string {
 	return out.String()
 }
 
-// section returns the text from chapter n's heading to the next one's.
-func section(t *testing.T, out string, n int) string {
+// section returns the text from the heading of the chapter titled title
+// to the next heading.
+func section(t *testing.T, out, title string) string {
 	t.Helper()
-	start := strings.Index(out, "━━ "+itoa(n)+". ")
-	require.GreaterOrEqual(t, start, 0, "chapter %d missing", n)
+	i := strings.Index(out, ". "+title+" ━")
+	require.GreaterOrEqual(t, i, 0, "no chapter %q", title)
+	start := strings.LastIndex(out[:i], "━━ ")
 	rest := out[start:]
 	if end := strings.Index(rest[1:], "\n━━ "); end >= 0 {
 		rest = rest[:end+1]
@@ -38,7 +43,29 @@ func section(t *testing.T, out string, n int) string {
 	return rest
 }
 
-func itoa(n int) string { return string(rune('0' + n)) }
+// Chapter titles, as the tests find them.
+const (
+	titleTrip      = "One event's trip through every layer"
+	titleWebsocket = "The same watch over a websocket"
+	titleTimeout   = "The server ends the watch: a timeout"
+	titleContinue  = "The wrong fix: continue on a closed channel"
+	titleKill      = "The connection dies: tcpkill"
+	titleRetry     = "RetryWatcher: resume from the last resourceVersion, stop on 410"
+	titleExpired   = "Away too long: 410 Expired, re-list, tombstone"
+	titleConverged = "Converged"
+	titleSummary   = "What you saw"
+)
+
+// checks is how many ✓ the summary has: one per chapter but the last.
+const checks = 9
+
+// requireNarrow fails if a printed line is wider than maxColumns.
+func requireNarrow(t *testing.T, out string) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, visibleLen(line), maxColumns, "line %d is too wide: %q", i+1, line)
+	}
+}
 
 // layerLine reports whether line is a narration line of layer.
 func layerLine(line, layer string) bool {
@@ -57,6 +84,7 @@ func TestTourRunsEveryStage(t *testing.T) {
 	out := runTour(t, options{Queue: informer.DeltaFIFO})
 
 	assert.NotContains(t, out, "\x1b[", "no colour unless asked for")
+	requireNarrow(t, out)
 
 	// Every layer's name starts at least one line.
 	for _, layer := range []string{narrate.Store, narrate.WatchCache, narrate.HTTP, narrate.StreamWatcher,
@@ -76,7 +104,7 @@ func TestTourRunsEveryStage(t *testing.T) {
 	// may interleave either way; on each side, though, every layer prints
 	// before it hands the event on, so the client's lines come in
 	// data-flow order.
-	trip := section(t, out, 2)
+	trip := section(t, out, titleTrip)
 	lines := strings.Split(trip, "\n")
 	has := func(layer, marker string) bool {
 		for _, line := range lines {
@@ -111,20 +139,20 @@ func TestTourRunsEveryStage(t *testing.T) {
 	require.Equal(t, len(order), next, "the client's side of the trip stopped before %v; chapter 2 was:\n%s", order[min(next, len(order)-1)], trip)
 
 	// Chapter 3: the server's timeout, a clean EOF, a re-watch without a re-list.
-	ch3 := section(t, out, 3)
+	ch3 := section(t, out, titleTimeout)
 	assert.Contains(t, ch3, "timeout after 3s")
 	assert.Contains(t, ch3, "stream ended (EOF)")
 	assert.Contains(t, ch3, "re-watch from rv")
 	assert.NotContains(t, ch3, "GET /api/v1/namespaces/default/configmaps?", "no re-list after a timeout")
 
 	// Chapter 4: a reset connection, a re-watch.
-	ch4 := section(t, out, 4)
+	ch4 := section(t, out, titleKill)
 	assert.Contains(t, ch4, "FAULT killed 1 watch connection")
 	assert.Contains(t, ch4, "re-watch from rv")
 	assert.NotContains(t, ch4, "GET /api/v1/namespaces/default/configmaps?", "no re-list after a reset")
 
 	// Chapter 5: 410 in the stream, a re-list, a tombstone.
-	ch5 := section(t, out, 5)
+	ch5 := section(t, out, titleExpired)
 	assert.Contains(t, ch5, "FAULT compacted history")
 	assert.Contains(t, ch5, `"code":410`)
 	assert.Contains(t, ch5, "too old resource version")
@@ -132,12 +160,76 @@ func TestTourRunsEveryStage(t *testing.T) {
 	assert.Contains(t, ch5, "DeletedFinalStateUnknown")
 	assert.Contains(t, ch5, "tombstone default/alpha")
 
-	// Chapter 6 and the checklist: converged, six checks.
-	assert.Contains(t, section(t, out, 6), "informer cache:")
-	final := section(t, out, 7)
-	assert.Equal(t, 6, strings.Count(final, "✓"), final)
+	assertSideStories(t, out)
+
+	// The cache converges; the checklist has every check.
+	assert.Contains(t, section(t, out, titleConverged), "informer cache:")
+	final := section(t, out, titleSummary)
+	assert.Equal(t, checks, strings.Count(final, "✓"), final)
 	assert.NotContains(t, final, "✗")
 	assert.Contains(t, final, "converged")
+}
+
+// assertSideStories checks the chapters that tell the articles' side
+// stories: the websocket next to chunked, the `continue` loop's spin
+// counter and its fix, RetryWatcher resuming and stopping.
+func assertSideStories(t *testing.T, out string) {
+	t.Helper()
+	// The same events, as a chunk and as a frame, and both endings.
+	ws := section(t, out, titleWebsocket)
+	var chunks, frames int
+	for _, line := range strings.Split(ws, "\n") {
+		switch {
+		case layerLine(line, chunkedLayer) && strings.Contains(line, `\r\n" + `):
+			chunks++
+		case layerLine(line, websocketLayer) && strings.Contains(line, "81 7e "):
+			frames++
+		}
+	}
+	assert.Equal(t, 2, chunks, "two events as chunks (replayed ADDED, live MODIFIED):\n%s", ws)
+	assert.Equal(t, chunks, frames, "as many websocket text frames as chunks:\n%s", ws)
+	assert.Regexp(t, `(?m)chunked +"f4\\r\\n" \+ 244 bytes .*ADDED default/demo rv=5$`, ws)
+	assert.Regexp(t, `(?m)websocket +81 7e 00 f4 \+ 244 bytes +ADDED default/demo rv=5$`, ws)
+	assert.Contains(t, ws, "101 Switching Protocols")
+	assert.Contains(t, ws, "the terminating chunk")
+	assert.Contains(t, ws, "88 02 03 e8: a close frame, status 1000")
+	assert.NotContains(t, ws, "reflector ", "the informer's lines are kept out of a side story")
+
+	// The hot loop: an event, the close, a growing spin counter, the fix.
+	loop := section(t, out, titleContinue)
+	assert.Contains(t, loop, "got MODIFIED default/demo")
+	assert.Contains(t, loop, "ResultChan closed (the timeout); the loop says `continue`")
+	var counts []int
+	for _, m := range regexp.MustCompile(`spin counter: +([0-9,]+) receives`).FindAllStringSubmatch(loop, -1) {
+		n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		require.NoError(t, err)
+		counts = append(counts, n)
+	}
+	require.Len(t, counts, spinReports, loop)
+	assert.True(t, slices.IsSorted(counts) && counts[0] > 0, "the counter only grows: %v", counts)
+	assert.Regexp(t, `the fix: on !ok, return; watch again from the last rv, (\d+)`, loop)
+	assert.Regexp(t, `(?s)the fix: .*got MODIFIED default/demo rv=\d+.*closed again at the timeout`, loop)
+
+	// RetryWatcher: away, resumed from its last rv with the missed change;
+	// away again across a compaction: 410, stopped, channel closed.
+	rw := section(t, out, titleRetry)
+	m := regexp.MustCompile(`retrywatcher +re-watch #1 from rv=(\d+)`).FindStringSubmatch(rw)
+	require.NotNil(t, m, rw)
+	resumed := regexp.MustCompile(`(?s)re-watch #1 from rv=` + m[1] + `.*plugged back in\n[^\n]*consumer +got MODIFIED default/demo rv=(\d+)`).FindStringSubmatch(rw)
+	require.NotNil(t, resumed, "the change made while away arrives after the re-watch:\n%s", rw)
+	assert.Greater(t, atoi(t, resumed[1]), atoi(t, m[1]))
+	assert.Contains(t, rw, "FAULT compacted history")
+	assert.Regexp(t, `retrywatcher +stopped at rv=\d+: ERROR 410 Expired`, rw)
+	assert.Contains(t, rw, "consumer      got ERROR 410 Expired")
+	assert.Contains(t, rw, "ResultChan closed: the RetryWatcher gave up")
+	assert.NotContains(t, rw, "reflector ", "the informer's lines are kept out of a side story")
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
 }
 
 // With RealFIFO, with colour and without the spotlight, the tour works the
@@ -148,7 +240,8 @@ func TestTourRealFIFOColourAll(t *testing.T) {
 	assert.Contains(t, out, "\x1b[")
 	assert.Contains(t, out, "DeletedFinalStateUnknown")
 	assert.Contains(t, out, "apiserver listening on", "-all shows lines the spotlight hides")
-	assert.Equal(t, 6, strings.Count(out, "✓"))
+	assert.Equal(t, checks, strings.Count(out, "✓"))
+	requireNarrow(t, out)
 }
 
 // A stage that does not happen in time fails the tour with an error naming

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestWiretapInspect(t *testing.T) {
 		{"a partial chunk", chunk(added)[:40], nil},
 		{"headers only", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", nil},
 		{"not an event", chunk(`{"kind":"ConfigMapList","items":[]}`), nil},
-		{"the terminating chunk", "0\r\n\r\n", nil},
+		{"the terminating chunk", "0\r\n\r\n", []string{"END"}},
 		{"garbage", "zz\r\nnothing", nil},
 	}
 	for _, tc := range tests {
@@ -40,13 +41,20 @@ func TestWiretapInspect(t *testing.T) {
 			var out bytes.Buffer
 			tap := &wiretap{tr: narrate.New(&out, narrate.WithoutTimes()), seen: func(e wireEvent) {
 				got = append(got, fmt.Sprintf("%s %s %s", e.typ, e.key, e.rv))
+				if e.end {
+					got[len(got)-1] = "END"
+				}
 				if e.code != 0 {
 					got[len(got)-1] = fmt.Sprintf("%s %d", e.typ, e.code)
 				}
 			}}
 			tap.inspect([]byte(tc.read))
 			assert.Equal(t, tc.want, got)
-			assert.Equal(t, len(tc.want), strings.Count(out.String(), "client read chunk"))
+			events := len(tc.want)
+			if slices.Contains(tc.want, "END") {
+				events-- // the end is not narrated as a chunk
+			}
+			assert.Equal(t, events, strings.Count(out.String(), "client read chunk"))
 		})
 	}
 }
@@ -145,4 +153,72 @@ func TestTripStep(t *testing.T) {
 		e.tripSteps[s] = true
 	}
 	assert.Empty(t, e.missingTripSteps())
+}
+
+// A line wider than maxColumns is folded at a space (or & / ,), each
+// piece at most maxColumns wide, the rest indented to the message column;
+// nothing is lost, and colour escapes take no room.
+func TestFold(t *testing.T) {
+	url := "watch open (http) /api/v1/namespaces/default/configmaps?allowWatchBookmarks=true&resourceVersion=4&timeoutSeconds=3&watch=true"
+	tests := []struct {
+		name, in string
+		lines    int
+	}{
+		{"short", "+  0.001s store         rev 5 ADDED /registry/configmaps/default/demo\n", 1},
+		{"a long URL", "+  0.021s streamwatcher " + url + "\n", 3},
+		{"coloured", "+  0.021s \x1b[36mstreamwatcher \x1b[0m" + url + "\n", 3},
+		{"prose", "   " + strings.Repeat("word ", 30) + "\n", 2},
+		{"no break character", "+  0.021s http          " + strings.Repeat("x", 150) + "\n", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := fold(tc.in)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			assert.Len(t, lines, tc.lines, out)
+			for i, l := range lines {
+				assert.LessOrEqual(t, visibleLen(l), maxColumns, "%q", l)
+				if i > 0 && strings.HasPrefix(tc.in, "+") {
+					assert.True(t, strings.HasPrefix(l, strings.Repeat(" ", messageColumn)) && l[messageColumn] != ' ', "%q", l)
+				}
+			}
+			squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+			assert.Equal(t, squash(tc.in), squash(out), "nothing is lost")
+			assert.True(t, strings.HasSuffix(out, "\n"))
+		})
+	}
+}
+
+// The frame tap skips the 101 answer and cuts websocket frames, however
+// the reads split them: 7-bit and 16-bit lengths, a close frame.
+func TestFrameTap(t *testing.T) {
+	frame := func(op byte, payload string) string {
+		if len(payload) < 126 {
+			return string([]byte{0x80 | op, byte(len(payload))}) + payload
+		}
+		return string([]byte{0x80 | op, 126, byte(len(payload) >> 8), byte(len(payload))}) + payload
+	}
+	big := `{"type":"ADDED","object":{"metadata":{"name":"demo","namespace":"default"}}}` + strings.Repeat(" ", 230) + "\n"
+	stream := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n" +
+		frame(0x1, "{}\n") + frame(0x1, big) + frame(0x8, "\x03\xe8")
+	for _, step := range []int{1, 7, 64, len(stream)} {
+		f := &frameTap{}
+		for i := 0; i < len(stream); i += step {
+			f.pending = append(f.pending, stream[i:min(i+step, len(stream))]...)
+			f.cut()
+		}
+		got := f.all()
+		require.Len(t, got, 3, "reads of %d bytes", step)
+		assert.Equal(t, []byte{0x81, 0x03}, got[0].header)
+		assert.Equal(t, []byte{0x81, 0x7e, byte(len(big) >> 8), byte(len(big))}, got[1].header, "a 16-bit length")
+		assert.Equal(t, big, string(got[1].payload))
+		assert.Equal(t, byte(0x8), got[2].opcode)
+		assert.Equal(t, 1000, closeCode(got[2].payload))
+		assert.Empty(t, f.pending)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
+		assert.Equal(t, want, thousands(n))
+	}
 }

@@ -33,6 +33,7 @@ type wireEvent struct {
 	rv       string
 	code     int    // an ERROR's Status code
 	reason   string // and reason
+	end      bool   // the terminating chunk, "0\r\n\r\n": the response is over
 }
 
 // transport returns an HTTP transport whose connections are tapped.
@@ -60,7 +61,7 @@ type tappedConn struct {
 
 func (c *tappedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 && c.tap.tr.Enabled() {
+	if n > 0 && (c.tap.tr.Enabled() || c.tap.seen != nil) {
 		c.tap.inspect(p[:n])
 	}
 	return n, err
@@ -88,7 +89,13 @@ func (t *wiretap) inspect(b []byte) {
 			return
 		}
 		size, err := strconv.ParseUint(string(b[:i]), 16, 32)
-		if err != nil || size == 0 {
+		if err != nil {
+			return
+		}
+		if size == 0 {
+			if t.seen != nil {
+				t.seen(wireEvent{sizeLine: "0", end: true})
+			}
 			return
 		}
 		start, end := i+2, i+2+int(size)
