@@ -23,6 +23,7 @@ targets=(
   "./api FuzzParseLabelSelector"    # ?labelSelector=
   "./api FuzzParseFieldSelector"    # ?fieldSelector=
   "./api FuzzParseResourceVersion"  # ?resourceVersion= and metadata.resourceVersion
+  "./api FuzzSelectorLimits"        # selector size limits; set lookup by binary search
   "./apiserver FuzzListParams"      # every list/watch query parameter
   "./apiserver FuzzDecodeObject"    # create/update bodies (JSON)
   "./apiserver FuzzProtobufBody"    # create/update bodies (protobuf, as kubectl sends)

@@ -133,9 +133,9 @@ func (r *LabelRequirement) Matches(labels map[string]string) bool {
 	v, ok := labels[r.Key]
 	switch r.Operator {
 	case OpEquals, OpDoubleEquals, OpIn:
-		return ok && slices.Contains(r.Values, v)
+		return ok && r.hasValue(v)
 	case OpNotEquals, OpNotIn:
-		return !ok || !slices.Contains(r.Values, v)
+		return !ok || !r.hasValue(v)
 	case OpExists:
 		return ok
 	case OpDoesNotExist:
@@ -158,6 +158,13 @@ func (r *LabelRequirement) Matches(labels map[string]string) bool {
 		return have < want
 	}
 	return false
+}
+
+// hasValue looks v up in the sorted Values by binary search, so a set of
+// hundreds of values costs a watcher a handful of comparisons per event.
+func (r *LabelRequirement) hasValue(v string) bool {
+	_, found := slices.BinarySearch(r.Values, v)
+	return found
 }
 
 // String returns the requirement as it is written in a selector.

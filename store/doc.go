@@ -57,12 +57,23 @@
 //
 // # History and compaction
 //
-// The store keeps the last Options.HistoryLimit events. Watch replays from
-// them, and List at a past revision undoes them (that is how a paged list
-// reads every page at the revision of the first). Older events are compacted
-// automatically, or on demand with Compact; a list or watch that needs them
-// fails with a *CompactedError, which the apiserver maps to 410 "too old
-// resource version".
+// The store keeps the last Options.HistoryLimit events, and no more than
+// Options.HistoryBytes of their objects. Watch replays from them, and List
+// at a past revision undoes them (that is how a paged list reads every page
+// at the revision of the first). Older events are compacted automatically,
+// every Options.CompactionInterval (etcd's compactor, which kube-apiserver
+// drives every 5 minutes), or on demand with Compact; a list or watch that
+// needs them fails with a *CompactedError, which the apiserver maps to 410
+// "too old resource version".
+//
+// # Restarts
+//
+// The store lives in memory: a restarted server starts empty. So that
+// clients notice, Options.StartRevision (RevisionFromClock) starts the new
+// life's revisions above every revision of the old one and counts
+// everything below as compacted: a client resuming from an old
+// resourceVersion gets 410 and re-lists, instead of waiting silently for a
+// revision that means something else now.
 //
 // # Watchers never hold up writers
 //

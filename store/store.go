@@ -25,6 +25,8 @@ type Store struct {
 	// catchUps counts the goroutines of watchers still replaying history,
 	// so Close can wait for them.
 	catchUps sync.WaitGroup
+	// compactor is the background compaction goroutine, if any.
+	compactor sync.WaitGroup
 
 	// rev mirrors the current revision for lock-free Revision(); it is only
 	// written with mu held.
@@ -52,17 +54,29 @@ type entry struct {
 // have"), so no real state may be at revision 0; etcd starts at 1 as well.
 const firstRevision = 1
 
-// New returns an empty store at revision 1. The first write gets revision 2.
+// New returns an empty store at revision Options.StartRevision (1 by
+// default): the first write gets the next one. With a CompactionInterval it
+// starts the background compactor, which Close stops.
 func New(opts Options) *Store {
 	opts = opts.withDefaults()
+	start := opts.StartRevision
 	s := &Store{
 		opts:    opts,
 		tr:      opts.Tracer,
 		closedc: make(chan struct{}),
 		objs:    map[string]entry{},
-		hist:    newHistory(opts.HistoryLimit, firstRevision+1),
+		hist:    newHistory(opts.HistoryLimit, opts.HistoryBytes, start+1),
 	}
-	s.rev.Store(firstRevision)
+	if start > firstRevision {
+		// Nothing before the start revision was ever issued by this
+		// store: to a watch or list it is as gone as a compacted revision.
+		s.compacted = start
+	}
+	s.rev.Store(start)
+	if opts.CompactionInterval > 0 {
+		s.compactor.Add(1)
+		go s.compactEvery(opts.CompactionInterval)
+	}
 	return s
 }
 
@@ -82,6 +96,7 @@ func (s *Store) Close() {
 	}
 	s.mu.Unlock()
 	s.catchUps.Wait()
+	s.compactor.Wait()
 	if s.tr.Enabled() {
 		s.tr.Printf(narrate.Store, "closed at rev %d", s.rev.Load())
 	}

@@ -43,6 +43,13 @@ const (
 	// a workshop produces, and enough that a burst of writes never outruns
 	// the dispatcher (see Config.HistorySize).
 	DefaultHistorySize = 10000
+	// DefaultHistoryBytes bounds the ring in bytes too (64 MiB per
+	// resource): an event is charged twice its object's size, for the
+	// object and its encoded frame. 10,000 events of 3 MiB objects would
+	// otherwise pin 60 GB; with it a resource written with 2 MB objects
+	// keeps the last 16 or so, and older watches get 410 and re-list.
+	// Kubernetes' watch cache has no byte limit, only its event capacity.
+	DefaultHistoryBytes = 64 << 20
 	// DefaultWatcherBuffer is each watcher's queue in frames. Kubernetes
 	// sizes its per-watcher channel between 10 and 1,000 from the event
 	// rate; 100 absorbs a burst while the client's connection drains.
@@ -66,6 +73,10 @@ type Config struct {
 	// the dispatcher is a whole ring behind the store, the cache stops
 	// reading the store until it catches up.
 	HistorySize int
+	// HistoryBytes bounds the same ring in bytes (0: DefaultHistoryBytes),
+	// with the same consequences: older watches get 410, and a dispatcher
+	// that many bytes behind holds up the store follower.
+	HistoryBytes int64
 	// WatcherBuffer is each watcher's bounded queue in frames (0: default).
 	WatcherBuffer int
 	// BookmarkInterval returns the current periodic-bookmark interval; it is
@@ -110,9 +121,13 @@ type Stats struct {
 	// OldestRevision is the revision of the oldest event the ring can still
 	// replay (later if the store was compacted past it): a watch from N
 	// needs N >= OldestRevision-1, the number a 410 names in parentheses.
-	OldestRevision   int64 `json:"oldestReplayableRevision"`
-	HistoryLen       int   `json:"historyLen"`
-	HistoryCap       int   `json:"historyCap"`
+	OldestRevision int64 `json:"oldestReplayableRevision"`
+	HistoryLen     int   `json:"historyLen"`
+	HistoryCap     int   `json:"historyCap"`
+	// HistoryBytes is what the ring's events are charged, at most
+	// HistoryMaxBytes (unless one event alone is larger).
+	HistoryBytes     int64 `json:"historyBytes"`
+	HistoryMaxBytes  int64 `json:"historyMaxBytes"`
 	EventsDispatched int64 `json:"eventsDispatched"`
 	TooOldErrors     int64 `json:"tooOldErrors"`
 	ClosedTooSlow    int64 `json:"closedTooSlow"`

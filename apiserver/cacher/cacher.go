@@ -101,8 +101,12 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 		return nil, errors.New("cacher: Config.Prefix is empty")
 	case cfg.Kind == "" || cfg.APIVersion == "":
 		return nil, fmt.Errorf("cacher: Config.Kind and Config.APIVersion are needed for bookmarks (resource %s)", cfg.Resource)
-	case cfg.HistorySize < 0 || cfg.WatcherBuffer < 0:
-		return nil, fmt.Errorf("cacher: negative HistorySize (%d) or WatcherBuffer (%d)", cfg.HistorySize, cfg.WatcherBuffer)
+	case cfg.HistorySize < 0 || cfg.WatcherBuffer < 0 || cfg.HistoryBytes < 0:
+		return nil, fmt.Errorf("cacher: negative HistorySize (%d), HistoryBytes (%d) or WatcherBuffer (%d)",
+			cfg.HistorySize, cfg.HistoryBytes, cfg.WatcherBuffer)
+	}
+	if cfg.HistoryBytes == 0 {
+		cfg.HistoryBytes = DefaultHistoryBytes
 	}
 	if cfg.HistorySize == 0 {
 		cfg.HistorySize = DefaultHistorySize
@@ -122,6 +126,7 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 		budget:           newTimeBudget(time.Now),
 	}
 	c.wc.hist.capy = cfg.HistorySize
+	c.wc.hist.maxBytes = cfg.HistoryBytes
 	c.ctx, c.cancel = context.WithCancel(ctx)
 
 	w, err := c.listAndWatch(false)

@@ -24,6 +24,10 @@ type event struct {
 	obj *api.Object
 	// prev is the state before the change; nil for Added.
 	prev *api.Object
+	// size is what the event is charged against the ring's byte budget:
+	// twice its object, for the object and the frame encoded from it.
+	// appendedBefore is the ring's running total before it (history).
+	size, appendedBefore int64
 
 	// frames are built lazily, at most once per kind, and then shared by
 	// every watcher that gets this kind of frame for this event.
@@ -52,7 +56,18 @@ const (
 )
 
 func newEvent(ev store.Event) *event {
-	return &event{typ: ev.Type, key: ev.Key, rev: ev.Revision, obj: ev.Object, prev: ev.PrevObject}
+	return &event{typ: ev.Type, key: ev.Key, rev: ev.Revision, obj: ev.Object, prev: ev.PrevObject,
+		size: ringCost(ev)}
+}
+
+// ringCost is what a store event costs in the ring: twice its object, for
+// the object and the frame encoded from it; nothing for a progress event,
+// which only moves the revision.
+func ringCost(ev store.Event) int64 {
+	if ev.IsProgress() {
+		return 0
+	}
+	return 2 * ev.Object.Size()
 }
 
 // frame returns the encoded frame of kind k, building it on first use.

@@ -6,11 +6,13 @@ import "slices"
 func (c *Cacher) Stats() Stats {
 	c.mu.RLock()
 	s := Stats{
-		Resource:       c.name,
-		Revision:       c.wc.rev,
-		OldestRevision: c.oldestLocked(),
-		HistoryLen:     c.wc.hist.len(),
-		HistoryCap:     c.wc.hist.capy,
+		Resource:        c.name,
+		Revision:        c.wc.rev,
+		OldestRevision:  c.oldestLocked(),
+		HistoryLen:      c.wc.hist.len(),
+		HistoryCap:      c.wc.hist.capy,
+		HistoryBytes:    c.wc.hist.bytes,
+		HistoryMaxBytes: c.wc.hist.maxBytes,
 	}
 	c.mu.RUnlock()
 	s.EventsDispatched = c.eventsDispatched.Load()

@@ -132,50 +132,67 @@ func watchEndErr(w store.Watcher) error {
 // batch) under one lock, then wakes the dispatcher once. It returns false
 // when it found the channel closed.
 func (c *Cacher) applyBatch(first store.Event, events <-chan store.Event) (open bool) {
-	if !c.waitForDispatcher() {
-		return true // stopping; follow sees ctx.Done next
-	}
-	c.mu.Lock()
-	c.applyLocked(first)
 	open = true
-	room := c.roomLocked()
-loop:
-	for n := 1; n < maxApplyBatch && room > 0; n++ {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				open = false
-				break loop
-			}
-			c.applyLocked(ev)
-			room--
-		default:
-			break loop
+	next, pending := first, true
+	for pending {
+		if !c.waitForDispatcher(ringCost(next)) {
+			return true // stopping; follow sees ctx.Done next
 		}
+		c.mu.Lock()
+		c.applyLocked(next)
+		pending = false
+	batch:
+		for n := 1; n < maxApplyBatch; n++ {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					open = false
+					break batch
+				}
+				if !c.fitsLocked(ringCost(ev)) {
+					next, pending = ev, true // after the dispatcher has made room
+					break batch
+				}
+				c.applyLocked(ev)
+			default:
+				break batch
+			}
+		}
+		c.revisionMovedLocked()
+		c.mu.Unlock()
+		c.poke(c.dispatchWake)
 	}
-	c.revisionMovedLocked()
-	c.mu.Unlock()
-	c.poke(c.dispatchWake)
 	return open
 }
 
-// roomLocked is how many events can be added to the ring before it would
-// overwrite one the dispatcher has not handed out yet.
-func (c *Cacher) roomLocked() int {
-	behind := c.wc.hist.next - max(c.dispatched.Load(), c.wc.hist.first)
-	return c.wc.hist.capy - int(behind)
+// fitsLocked reports whether an event charged size can be added to the ring
+// without overwriting one the dispatcher has not handed out yet: the ring
+// must have room in events, and the events not dispatched yet plus this one
+// must fit its byte budget (unless none is waiting: one event is always
+// let in, however large).
+func (c *Cacher) fitsLocked(size int64) bool {
+	h := &c.wc.hist
+	from := max(c.dispatched.Load(), h.first)
+	behind := h.next - from
+	switch {
+	case int(behind) >= h.capy:
+		return false
+	case behind == 0:
+		return true
+	}
+	return h.pendingBytes(from)+size <= h.maxBytes
 }
 
 // waitForDispatcher blocks while the ring is full of events the dispatcher
-// has not handed out yet: back-pressure instead of losing events. The store
-// keeps buffering meanwhile (and ends our watch if even that overflows,
-// which makes the cache re-list).
-func (c *Cacher) waitForDispatcher() bool {
+// has not handed out yet, in events or in bytes: back-pressure instead of
+// losing events. The store keeps buffering meanwhile (and ends our watch if
+// even that overflows, which makes the cache re-list).
+func (c *Cacher) waitForDispatcher(size int64) bool {
 	for {
 		c.mu.RLock()
-		room := c.roomLocked()
+		fits := c.fitsLocked(size)
 		c.mu.RUnlock()
-		if room > 0 {
+		if fits {
 			return true
 		}
 		select {

@@ -34,32 +34,53 @@ type watchCache struct {
 	epoch int64
 }
 
-// history is a ring of events that grows on demand up to its capacity.
-// Events are numbered by a sequence that never decreases, not even when a
-// re-list empties the ring, so the dispatcher can hold a position in it.
+// history is a ring of events that grows on demand up to its capacity in
+// events, and holds at most maxBytes of them (by event.size; one event
+// larger than that is still held, alone). Events are numbered by a sequence
+// that never decreases, not even when a re-list empties the ring, so the
+// dispatcher can hold a position in it.
 type history struct {
 	buf   []*event
 	capy  int
 	first uint64 // sequence number of the oldest event held
 	next  uint64 // sequence number the next event gets
+	// bytes is what the held events are charged; appended is what every
+	// event ever appended was charged, so the bytes between two sequence
+	// numbers are a subtraction (see pendingBytes).
+	bytes, maxBytes, appended int64
 }
 
 func (h *history) len() int { return int(h.next - h.first) }
 
 func (h *history) at(seq uint64) *event { return h.buf[seq%uint64(len(h.buf))] }
 
-// append adds e, dropping the oldest event if the ring is full (reported).
+// append adds e, first dropping the oldest events while the ring is full in
+// events or e would not fit in bytes (reported).
 func (h *history) append(e *event) (dropped bool) {
-	if h.len() == h.capy {
+	for h.len() > 0 && (h.len() == h.capy || h.bytes+e.size > h.maxBytes) {
+		old := h.at(h.first)
+		h.bytes -= old.size
 		h.buf[h.first%uint64(len(h.buf))] = nil
 		h.first++
 		dropped = true
-	} else if h.len() == len(h.buf) {
+	}
+	if h.len() == len(h.buf) {
 		h.grow()
 	}
+	e.appendedBefore = h.appended
+	h.appended += e.size
+	h.bytes += e.size
 	h.buf[h.next%uint64(len(h.buf))] = e
 	h.next++
 	return dropped
+}
+
+// pendingBytes is what the events from sequence from on are charged.
+func (h *history) pendingBytes(from uint64) int64 {
+	if from >= h.next {
+		return 0
+	}
+	return h.appended - h.at(from).appendedBefore
 }
 
 // grow doubles the ring (up to capy), keeping every sequence's slot.
@@ -76,6 +97,7 @@ func (h *history) grow() {
 func (h *history) reset() {
 	clear(h.buf)
 	h.first = h.next
+	h.bytes = 0
 }
 
 // apply records one store event. The caller holds Cacher.mu for writing.
