@@ -65,6 +65,51 @@ export class ResourceClient {
     return new StreamWatcher(url.toString(), idleTimeoutMs);
   }
 
+  // whyWatchFailed is asked when a websocket watch closed without opening.
+  // A browser does not say why: the HTTP status of a refused upgrade is
+  // hidden from JavaScript, and Firefox even hides a watch that was
+  // accepted and ended at once (its one ERROR event and close frame
+  // arriving with the 101). So it asks the server the same question over
+  // plain HTTP, the chunked watch, and reads only the answer's start: a
+  // Status for a refused request (403, 429), or the stream's first event
+  // if that is an ERROR (410 Expired). It returns that as a StatusError,
+  // or null when the server accepts the watch now. The Go Reflector gets
+  // this from lw.Watch's error without asking twice.
+  async whyWatchFailed(opts, signal) {
+    const ctl = new AbortController();
+    const stop = () => ctl.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    const timer = setTimeout(stop, 2000);
+    try {
+      const resp = await fetch(this.collectionPath() + query({ ...opts, watch: "1" }), { signal: ctl.signal });
+      if (!resp.ok) {
+        let st;
+        try { st = await resp.json(); } catch { st = { code: resp.status, message: resp.statusText }; }
+        return new StatusError(st);
+      }
+      const reader = resp.body.getReader();
+      let buf = "";
+      const dec = new TextDecoder();
+      while (!buf.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+      }
+      const line = buf.split("\n")[0];
+      if (line) {
+        const ev = JSON.parse(line);
+        if (ev.type === "ERROR") return new StatusError(ev.object || {});
+      }
+      return null;
+    } catch {
+      return null; // no answer within 2 s (a quiet, healthy watch) or no server
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", stop);
+      ctl.abort();
+    }
+  }
+
   create(obj) {
     const ns = obj.metadata && obj.metadata.namespace || this.namespace;
     return request("POST", this.collectionPath(ns), obj);
@@ -134,11 +179,21 @@ export class StreamWatcher {
     this.endReason = "";
     this.idleTimeoutMs = idleTimeoutMs || 0;
     this.ws = new WebSocket(url);
-    this.openedPromise = new Promise((resolve) => {
-      this.ws.addEventListener("open", () => { this.opened = true; this.touch(); resolve(true); });
-      this.ws.addEventListener("close", () => resolve(false));
-    });
+    let resolveOpened;
+    this.openedPromise = new Promise((resolve) => { resolveOpened = resolve; });
+    const markOpened = () => {
+      if (this.opened) return;
+      this.opened = true;
+      this.touch();
+      resolveOpened(true);
+    };
+    this.ws.addEventListener("open", markOpened);
     this.ws.addEventListener("message", (m) => {
+      // A message proves the server accepted the watch, even where a
+      // browser reports no "open" first (seen in Firefox when the 101, one
+      // message and the close frame arrive together: a 410 for a too-old
+      // resourceVersion).
+      markOpened();
       this.touch();
       let ev;
       try {
@@ -159,6 +214,7 @@ export class StreamWatcher {
           : `websocket closed (${c.code}${c.reason ? " " + c.reason : ""})`;
       }
       this.finish();
+      resolveOpened(false); // no-op once opened
     });
   }
 

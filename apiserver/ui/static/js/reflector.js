@@ -198,13 +198,27 @@ export class Reflector {
       try {
         if (!(await w.waitOpen())) {
           if (signal.aborted) return;
-          // Go: lw.Watch returned an error. isWatchErrorRetriable (a
-          // refused connection, 429) waits and watches again from the same
-          // place; the browser hides which it was, so we treat every
-          // refused upgrade that way: what we hold is still valid.
-          const d = this.backoff.next();
-          this.tr({ kind: "error", text: `watch from RV ${fromRV} could not be opened (${w.endReason}; a browser cannot read the HTTP status); backoff ${(d / 1000).toFixed(1)}s, then re-watch from ${fromRV} (no re-list)` });
+          // Go: lw.Watch returned an error. The browser does not say which,
+          // so ask (client.js whyWatchFailed).
           this.currentWatch = null;
+          const why = await this.lw.whyWatchFailed(opts, signal);
+          if (signal.aborted) return;
+          if (why && isExpiredError(why)) {
+            this.tr({ kind: "error", text: `watch from RV ${fromRV}: ERROR ${why.status.code} ${why.status.reason}: ${why.message}` });
+            this.tr({ kind: "error", text: `410 Expired (${why.message}), re-listing` });
+            throw why;
+          }
+          if (why && !isTooManyRequests(why)) {
+            this.tr({ kind: "error", text: `watch from RV ${fromRV} refused: ${why.status.code} ${why.message}; re-list` });
+            throw why;
+          }
+          // isWatchErrorRetriable: a refused connection or a 429 (or an
+          // upgrade that fails for no reason the server will tell) means
+          // what we hold is still valid: wait and watch again from the
+          // same place, without a costly re-list.
+          const d = this.backoff.next();
+          const reason = why ? `${why.status.code} ${why.message}` : w.endReason;
+          this.tr({ kind: "error", text: `watch from RV ${fromRV} could not be opened (${reason}); backoff ${(d / 1000).toFixed(1)}s, then re-watch from ${fromRV} (no re-list)` });
           if (!(await sleep(d, signal))) return;
           continue;
         }
