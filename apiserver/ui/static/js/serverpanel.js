@@ -52,7 +52,8 @@ export class ServerPanel {
         // ring still holds, so a watch may start one before it.
         el("td", { class: "num" }, windowOf(c)),
         el("td", {}, bar(fill, `${c.historyLen}/${c.historyCap}`)),
-        el("td", { class: "num", title: `${c.framesEncoded} frames` }, bytes(c.historyBytes !== undefined ? c.historyBytes : c.bytesEncoded)),
+        el("td", { class: "num", title: c.historyMaxBytes ? `of at most ${bytes(c.historyMaxBytes)}` : "" }, bytes(c.historyBytes)),
+        el("td", { class: "num", title: `${c.framesEncoded} frames` }, bytes(c.bytesEncoded)),
         el("td", { class: "num" + (c.closedTooSlow ? " warn" : "") }, String(c.closedTooSlow)),
         el("td", { class: "num" + (c.tooOldErrors ? " warn" : "") }, String(c.tooOldErrors))));
       for (const w of c.watchers || []) rows.push([c.resource, w]);
