@@ -14,7 +14,7 @@ import (
 // uid, creationTimestamp and resourceVersion. It stores a deep copy of obj
 // and returns that copy, which is shared from then on: read-only.
 func (s *Store) Create(ctx context.Context, key string, obj *api.Object) (*api.Object, error) {
-	if err := checkWrite(key, obj); err != nil {
+	if err := CheckWrite(key, obj); err != nil {
 		return nil, err
 	}
 	if err := s.ctxErr(ctx); err != nil {
@@ -63,7 +63,7 @@ func (s *Store) Get(ctx context.Context, key string) (*api.Object, error) {
 // nothing changed; GuaranteedUpdate skips such no-op writes as Kubernetes
 // does.
 func (s *Store) Update(ctx context.Context, key string, obj *api.Object, pre Preconditions) (*api.Object, error) {
-	if err := checkWrite(key, obj); err != nil {
+	if err := CheckWrite(key, obj); err != nil {
 		return nil, err
 	}
 	if err := s.ctxErr(ctx); err != nil {
@@ -199,8 +199,10 @@ func (s *Store) commitLocked(ev Event) {
 	s.rev.Store(ev.Revision)
 }
 
-// checkWrite rejects input that would store an unreachable object.
-func checkWrite(key string, obj *api.Object) error {
+// CheckWrite rejects input that would store an unreachable object (an
+// empty key, a nil object) with an error wrapping ErrInvalid. Every store
+// checks a write with it before doing anything.
+func CheckWrite(key string, obj *api.Object) error {
 	if key == "" {
 		return invalid("empty key")
 	}
