@@ -18,19 +18,19 @@ filter=${2:-}
 
 # package  target: every parser a client or a server reads untrusted bytes with.
 targets=(
-  "./api FuzzEventDecode"           # one watch event (api.Event.UnmarshalJSON)
-  "./api FuzzObjectRoundTrip"       # any object body
-  "./api FuzzParseLabelSelector"    # ?labelSelector=
-  "./api FuzzParseFieldSelector"    # ?fieldSelector=
-  "./api FuzzParseResourceVersion"  # ?resourceVersion= and metadata.resourceVersion
-  "./api FuzzSelectorLimits"        # selector size limits; set lookup by binary search
-  "./apiserver FuzzListParams"      # every list/watch query parameter
-  "./apiserver FuzzDecodeObject"    # create/update bodies (JSON)
-  "./apiserver FuzzProtobufBody"    # create/update bodies (protobuf, as kubectl sends)
-  "./apiserver FuzzPatch"           # merge, JSON and strategic merge patches
-  "./apiserver FuzzContinueToken"   # ?continue=
-  "./client FuzzEventDecoder"       # a watch stream cut into events, however it is split
-  "./client FuzzStreamWatcher"      # a watch body end to end: events, ERROR, close, Stop
+  "./api FuzzEventDecode"                    # one watch event (api.Event.UnmarshalJSON)
+  "./api FuzzObjectRoundTrip"                # any object body
+  "./api FuzzParseLabelSelector"             # ?labelSelector=
+  "./api FuzzParseFieldSelector"             # ?fieldSelector=
+  "./api FuzzParseResourceVersion"           # ?resourceVersion= and metadata.resourceVersion
+  "./api FuzzSelectorLimits"                 # selector size limits; set lookup by binary search
+  "./apiserver/handlers FuzzListParams"      # every list/watch query parameter
+  "./apiserver/negotiation FuzzDecodeObject" # create/update bodies (JSON)
+  "./apiserver/negotiation FuzzProtobufBody" # create/update bodies (protobuf, as kubectl sends)
+  "./apiserver/patch FuzzPatch"              # merge, JSON and strategic merge patches
+  "./apiserver/handlers FuzzContinueToken"   # ?continue=
+  "./client FuzzEventDecoder"                # a watch stream cut into events, however it is split
+  "./client FuzzStreamWatcher"               # a watch body end to end: events, ERROR, close, Stop
 )
 
 for t in "${targets[@]}"; do

@@ -4,6 +4,7 @@ import (
 	"log"
 	"time"
 
+	"listwatch/apiserver/filters"
 	"listwatch/narrate"
 )
 
@@ -24,7 +25,7 @@ const (
 	DefaultBookmarkInterval = time.Minute
 	// MaxRequestBodyBytes is the largest request body accepted (Kubernetes'
 	// default is 3 MiB); a larger one gets 413.
-	MaxRequestBodyBytes = 3 << 20
+	MaxRequestBodyBytes = filters.MaxRequestBodyBytes
 )
 
 // Config configures a Server. The zero value is usable: it listens on a free

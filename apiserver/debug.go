@@ -8,6 +8,9 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/cacher"
+	"listwatch/apiserver/faults"
+	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/registry"
 )
 
 // The debug view: GET /debug/listwatch is a read-only JSON picture of the
@@ -23,15 +26,13 @@ const debugPath = "/debug/listwatch"
 
 // counters are the server's request counters.
 type counters struct {
-	verbs          map[string]*atomic.Int64 // fixed at construction: read-only map
-	gone           atomic.Int64             // 410 responses (lists and continue tokens)
-	watchesStarted atomic.Int64
-	watchesEnded   atomic.Int64
+	verbs map[string]*atomic.Int64 // fixed at construction: read-only map
+	gone  atomic.Int64             // 410 responses (lists and continue tokens)
 }
 
 func newCounters() *counters {
 	c := &counters{verbs: map[string]*atomic.Int64{}}
-	for _, v := range slices.Concat(allVerbs, []string{"discovery"}) {
+	for _, v := range slices.Concat(registry.AllVerbs, []string{"discovery"}) {
 		c.verbs[v] = &atomic.Int64{}
 	}
 	return c
@@ -55,7 +56,7 @@ type debugView struct {
 	WatchesOpen       int64            `json:"watchesOpen"`
 	ClosedTooSlow     int64            `json:"closedTooSlow"`
 	Caches            []cacher.Stats   `json:"watchCaches"`
-	Faults            faultState       `json:"faults"`
+	Faults            faults.State     `json:"faults"`
 	FaultsOverHTTP    bool             `json:"faultsOverHTTP"`
 }
 
@@ -66,17 +67,16 @@ func (s *Server) debugView() debugView {
 		CompactedRevision: s.store.CompactedRevision(),
 		Requests:          map[string]int64{},
 		Gone:              s.counters.gone.Load(),
-		WatchesStarted:    s.counters.watchesStarted.Load(),
-		WatchesEnded:      s.counters.watchesEnded.Load(),
-		Faults:            s.faults.state(),
+		Faults:            s.faults.State(),
 		FaultsOverHTTP:    s.cfg.EnableFaults,
 	}
+	v.WatchesStarted, v.WatchesEnded = s.watch.Counts()
 	v.WatchesOpen = v.WatchesStarted - v.WatchesEnded
 	for verb, n := range s.counters.verbs {
 		v.Requests[verb] = n.Load()
 	}
-	for _, rs := range s.resources {
-		st := rs.cacher.Stats()
+	for _, e := range s.registry.Entries() {
+		st := e.Cacher.Stats()
 		if st.Watchers == nil {
 			st.Watchers = []cacher.WatcherStat{}
 		}
@@ -88,8 +88,8 @@ func (s *Server) debugView() debugView {
 
 func (s *Server) serveDebug(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		s.writeStatus(w, r, api.NewMethodNotSupported())
+		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
 		return
 	}
-	writeBody(w, http.StatusOK, mustJSON(s.debugView()), true)
+	negotiation.WriteBody(w, http.StatusOK, negotiation.MustJSON(s.debugView()), true)
 }

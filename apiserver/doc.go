@@ -17,8 +17,8 @@
 // # A watch is just GET ?watch=true
 //
 // The third article (docs/articles.md cites all four) makes the point that
-// matters most here: there is no separate watch protocol. A watch is the GET of a list
-// with ?watch=true (or the older /api/v1/watch/... path). The server answers
+// matters most here: there is no separate watch protocol. A watch is the GET
+// of a list with ?watch=true (or the older /api/v1/watch/... path). The server answers
 // 200 with Content-Type application/json and Transfer-Encoding: chunked,
 // flushes the headers at once, and then keeps the response open, writing one
 // compact JSON event per line as things change:
@@ -33,34 +33,32 @@
 //
 //	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
 //
-// The request side (parsing and validating the query, choosing the timeout,
-// registering the watcher) is watch.go; writing the stream is watch_serve.go
-// (and watch_websocket.go), and over HTTP/1.1 watch_chunked.go, which takes
-// the connection over from net/http and writes the chunks itself.
+// # A reader's map
 //
-// Why a watch costs what it costs: a server holds thousands of idle watches,
-// so what one idle watch keeps alive matters more than how fast it writes.
-// A handler that runs as long as its watch keeps net/http's connection
-// goroutine and its read and write buffers alive the whole time, about
-// 25 KiB. So an HTTP/1.1 watch's handler returns as soon as the 200 headers
-// are out, and a goroutine of ours serves the rest of the watch
-// (Server.detach, which Stop waits for like a request), plus one blocked in
-// a 1-byte read to notice the client leaving: about 9 KiB per idle watch.
-// See docs/performance-watchcache.md.
+// The package itself is the top of the tower: Server, Config, Start and
+// Stop (server.go, config.go), the route table that maps Kubernetes' paths
+// onto resources and verbs (routes.go) and the read-only debug view at
+// /debug/listwatch (debug.go). Everything else is a subpackage named after
+// what it does, in the order a request meets them:
 //
-// # Files
+//	filters/      authentication, the request log, body and write limits
+//	registry/     the resource table: kinds, scope, verbs, name rules,
+//	              namespaces, Table columns; and each resource's watch cache
+//	handlers/     one file per verb: get.go, list.go, create.go, update.go,
+//	              patch.go, delete.go, watch.go; params.go parses list and
+//	              watch queries, continue.go the continue tokens
+//	watchserver/  the WatchServer: one watch from cache watcher to wire
+//	cacher/       the watch cache that fans one store watch out
+//	negotiation/  what the client accepts, writing responses and Status
+//	              errors, reading JSON and protobuf bodies
+//	patch/        JSON merge, strategic merge and JSON patch
+//	discovery/    /version, /api, /apis and a minimal OpenAPI v3
+//	faults/       the workshop fault switches
 //
-// resources.go declares every resource in one table (kind, scope, verbs,
-// short names, name rules, Table columns); routes.go maps Kubernetes' paths
-// onto it; params.go parses list and watch queries; list.go, get.go,
-// create.go, update.go, patch.go (with mergepatch.go and jsonpatch.go),
-// delete.go and watch.go are the verbs; discovery.go, openapi.go and
-// table.go are what kubectl needs besides; responses.go writes JSON and
-// Status errors; protobuf_*.go read the protobuf bodies of kubectl's
-// create generators; limits.go, auth.go and log.go
-// guard and record requests;
-// faults.go holds the workshop fault switches and debug.go the read-only
-// debug view at /debug/listwatch.
+// To follow one watch: routes.go (the path and the verb) → handlers/watch.go
+// (the query) → watchserver/watchserver.go (Serve: the deadline, a cache
+// watcher, a writer, frames until the deadline, the end) → pump.go and one
+// writer (chunked.go, stream.go or websocket.go) → cacher.
 //
 // # What it mirrors in Kubernetes
 //
@@ -88,8 +86,9 @@
 //     generators ("kubectl create configmap", "kubectl create secret
 //     generic", "kubectl create namespace") can only send Kubernetes
 //     protobuf, so for v1 ConfigMaps, Secrets and Namespaces we read that
-//     too: protobuf_wire.go is the wire format, protobuf_decode.go (with
-//     protobuf_meta.go and protobuf_core.go) turns the body into the JSON
+//     too: negotiation/protobuf_wire.go is the wire format,
+//     protobuf_decode.go (with protobuf_meta.go and protobuf_core.go) turns
+//     the body into the JSON
 //     the same object would have been sent as, and from there it is an
 //     ordinary JSON create or update. A protobuf body of any other kind,
 //     or a CBOR body, is 415 with the list of types we accept; client-go

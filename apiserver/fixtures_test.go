@@ -217,11 +217,11 @@ func TestFixtureTables(t *testing.T) {
 	ts.createConfigMap("fixtures", "gamma", map[string]string{"app": "other"}, map[string]string{"k": "g"})
 	list := ts.do(req{path: cms, header: map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}})
 	requireSameShape(t, "table-list.json", list.mustCode(t, http.StatusOK))
-	var tbl table
+	var tbl tableJSON
 	require.NoError(t, json.Unmarshal(list.body, &tbl))
 	require.Len(t, tbl.Rows, 3)
 	assert.Equal(t, []any{"alpha", float64(2), "0s"}, tbl.Rows[0].Cells)
-	var want table
+	var want tableJSON
 	require.NoError(t, json.Unmarshal(fixture(t, "table-list.json"), &want))
 	assert.Equal(t, want.ColumnDefinitions, tbl.ColumnDefinitions, "column definitions are Kubernetes' own")
 
@@ -274,4 +274,12 @@ type apiResourceListJSON struct {
 	APIVersion   string           `json:"apiVersion"`
 	GroupVersion string           `json:"groupVersion"`
 	Resources    []map[string]any `json:"resources"`
+}
+
+// tableJSON is the part of a meta.k8s.io Table the tests read.
+type tableJSON struct {
+	ColumnDefinitions []map[string]any `json:"columnDefinitions"`
+	Rows              []struct {
+		Cells []any `json:"cells"`
+	} `json:"rows"`
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -397,4 +398,10 @@ func (ts *testServer) watch(tr transport, path string) *watchConn {
 	}
 	ts.t.Cleanup(wc.close)
 	return wc
+}
+
+// revisionOf is the revision an object was last written at.
+func revisionOf(obj *api.Object) int64 {
+	n, _ := strconv.ParseInt(obj.Metadata.ResourceVersion, 10, 64)
+	return n
 }

@@ -17,6 +17,7 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/cacher"
+	"listwatch/apiserver/filters"
 	"listwatch/store"
 )
 
@@ -92,7 +93,7 @@ type unreadWatchesTest struct {
 func newUnreadWatchesTest(t *testing.T) *unreadWatchesTest {
 	ts := startServer(t, Config{WatcherBuffer: unreadWatcherBuffer, HistorySize: 100})
 	u := &unreadWatchesTest{t: t, ts: ts, st: ts.Store(), pad: strings.Repeat("x", unreadObjectBytes),
-		cms: ts.byResource[api.GroupResource{Resource: "configmaps"}].cacher}
+		cms: ts.registry.ByGroupResource(api.GroupResource{Resource: "configmaps"}).Cacher}
 	t.Cleanup(func() {
 		for _, c := range u.conns {
 			_ = c.Close()
@@ -185,7 +186,7 @@ const eventuallyGoroutines = 2
 // stuckWriteWait bounds how long a goroutine writing to a client that
 // reads nothing may stay blocked once its watcher is closed: the watch
 // write deadline, and some slack.
-const stuckWriteWait = watchWriteTimeout + 15*time.Second
+const stuckWriteWait = filters.ResponseWriteTimeout + 15*time.Second
 
 // A client that stops reading a busy watch but keeps the connection open
 // cannot pin the server's goroutines (and the frames they hold): once the

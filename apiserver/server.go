@@ -14,6 +14,13 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/cacher"
+	"listwatch/apiserver/discovery"
+	"listwatch/apiserver/faults"
+	"listwatch/apiserver/filters"
+	"listwatch/apiserver/handlers"
+	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/registry"
+	"listwatch/apiserver/watchserver"
 	"listwatch/narrate"
 	"listwatch/store"
 )
@@ -30,14 +37,13 @@ type Server struct {
 	serveDone  chan struct{}
 	store      *store.Store
 
-	resources      []*resourceState
-	byGroupVersion map[string]map[string]*resourceState // "v1", "apps/v1" → resource name → state
-	byResource     map[api.GroupResource]*resourceState
-	namespaces     *resourceState
-	discovery      *discoveryDocs
-	openAPI        map[string][]byte // URL path → OpenAPI v3 document
+	registry  *registry.Registry
+	discovery *discovery.Docs
+	openAPI   discovery.OpenAPI
+	handlers  *handlers.Handlers
+	watch     *watchserver.Server
 
-	faults   *Faults
+	faults   *faults.Faults
 	counters *counters
 	// writeTimeout bounds writing one non-watch response.
 	writeTimeout time.Duration
@@ -54,11 +60,8 @@ type Server struct {
 	stopErr  error
 }
 
-// resourceState is a served resource and its watch cache.
-type resourceState struct {
-	res    *resource
-	cacher *cacher.Cacher
-}
+// Faults are the workshop fault switches of a Server (package faults).
+type Faults = faults.Faults
 
 // cacherStoreWatchBuffer sizes the store-side buffer of each watch cache's
 // one store watch. That watch is the only one per resource, so it is given
@@ -77,23 +80,30 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: listen on %s: %w", cfg.Listen, err)
 	}
 	s := &Server{
-		cfg:            cfg,
-		tracer:         cfg.Tracer,
-		listener:       ln,
-		serveDone:      make(chan struct{}),
-		store:          store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer}),
-		byGroupVersion: map[string]map[string]*resourceState{},
-		byResource:     map[api.GroupResource]*resourceState{},
-		counters:       newCounters(),
-		writeTimeout:   responseWriteTimeout,
+		cfg:          cfg,
+		tracer:       cfg.Tracer,
+		listener:     ln,
+		serveDone:    make(chan struct{}),
+		store:        store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer}),
+		registry:     registry.New(registry.Builtin()),
+		counters:     newCounters(),
+		writeTimeout: filters.ResponseWriteTimeout,
 	}
-	s.faults = newFaults(s)
+	s.faults = faults.New(s.registry, s.store, cfg.BookmarkInterval, cfg.Tracer)
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.watch = watchserver.New(watchserver.Config{
+		Context:           s.ctx,
+		MinRequestTimeout: cfg.MinRequestTimeout,
+		Faults:            s.faults,
+		Detach:            s.detach,
+		Tracer:            cfg.Tracer,
+	})
+	s.handlers = handlers.New(s.store, s.registry, s.watch, cfg.Tracer)
 	if err := s.init(ctx); err != nil {
 		s.cancel()
-		for _, rs := range s.resources {
-			if rs.cacher != nil {
-				rs.cacher.Stop()
+		for _, e := range s.registry.Entries() {
+			if e.Cacher != nil {
+				e.Cacher.Stop()
 			}
 		}
 		s.store.Close()
@@ -122,43 +132,30 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// init builds the resources, seeds the namespaces and starts the caches.
+// init seeds the namespaces, starts the caches and builds discovery.
 func (s *Server) init(ctx context.Context) error {
-	for _, res := range builtinResources() {
-		rs := &resourceState{res: res}
-		gv := res.APIVersion()
-		if s.byGroupVersion[gv] == nil {
-			s.byGroupVersion[gv] = map[string]*resourceState{}
-		}
-		s.byGroupVersion[gv][res.Name] = rs
-		s.byResource[res.GroupResource()] = rs
-		s.resources = append(s.resources, rs)
-		if res.Name == "namespaces" && res.Group == "" {
-			s.namespaces = rs
-		}
-	}
-	if err := seedNamespaces(ctx, s.store, s.namespaces.res); err != nil {
+	if err := registry.SeedNamespaces(ctx, s.store, s.registry.Namespaces().Resource); err != nil {
 		return fmt.Errorf("apiserver: %w", err)
 	}
-	for _, rs := range s.resources {
+	for _, e := range s.registry.Entries() {
 		c, err := cacher.New(s.ctx, cacher.Config{
 			Store:            s.store,
-			Prefix:           rs.res.Prefix(),
-			Resource:         rs.res.GroupResource(),
-			Kind:             rs.res.Kind,
-			APIVersion:       rs.res.APIVersion(),
+			Prefix:           e.Prefix(),
+			Resource:         e.GroupResource(),
+			Kind:             e.Kind,
+			APIVersion:       e.APIVersion(),
 			HistorySize:      s.cfg.HistorySize,
 			WatcherBuffer:    s.cfg.WatcherBuffer,
-			BookmarkInterval: s.faults.currentBookmarkInterval,
+			BookmarkInterval: s.faults.BookmarkInterval,
 			Tracer:           s.tracer,
 		})
 		if err != nil {
-			return fmt.Errorf("apiserver: starting the watch cache of %s: %w", rs.res.GroupResource(), err)
+			return fmt.Errorf("apiserver: starting the watch cache of %s: %w", e.GroupResource(), err)
 		}
-		rs.cacher = c
+		e.Cacher = c
 	}
-	s.discovery = buildDiscovery(s.resources, s.listener.Addr().String(), time.Now())
-	s.openAPI = buildOpenAPI(s.resources)
+	s.discovery = discovery.Build(s.registry.Entries(), s.listener.Addr().String(), time.Now())
+	s.openAPI = discovery.BuildOpenAPI(s.registry.Entries())
 	return nil
 }
 
@@ -186,8 +183,8 @@ func (s *Server) stop(ctx context.Context) error {
 	s.tracer.Printf(narrate.HTTP, "apiserver stopping")
 	// Ending the watch caches ends every watcher: each watch response is
 	// finished cleanly by its writer, so its connection becomes idle.
-	for _, rs := range s.resources {
-		rs.cacher.Stop()
+	for _, e := range s.registry.Entries() {
+		e.Cacher.Stop()
 	}
 	err := s.httpServer.Shutdown(ctx)
 	if err != nil {
@@ -222,21 +219,34 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.stopping {
 		s.mu.Unlock()
 		w.Header().Set("Connection", "close")
-		s.writeStatus(w, r, api.NewServiceUnavailable("the server is shutting down"))
+		negotiation.WriteStatus(w, r, api.NewServiceUnavailable("the server is shutting down"))
 		return
 	}
 	s.inflight.Add(1)
 	s.mu.Unlock()
 	defer s.inflight.Done()
 
-	rr := &responseRecorder{ResponseWriter: w, start: time.Now()}
+	rr := filters.NewRecorder(w)
 	defer s.logRequest(rr, r)
 	defer s.recoverPanic(rr, r)
-	if !s.authorized(r) {
-		s.writeStatus(rr, r, api.NewUnauthorized(""))
+	if !filters.Authorized(r, s.cfg.Token) {
+		negotiation.WriteStatus(rr, r, api.NewUnauthorized(""))
 		return
 	}
 	s.route(rr, r)
+}
+
+// logRequest counts a 410 and writes the request's log line, unless the
+// request was detached from its handler (its goroutine logs it when it
+// ends).
+func (s *Server) logRequest(rr *filters.Recorder, r *http.Request) {
+	if rr.Code == http.StatusGone {
+		s.counters.gone.Add(1)
+	}
+	if s.cfg.Logger == nil || rr.Detached {
+		return
+	}
+	filters.LogLine(s.cfg.Logger, r.Method, r.URL.RequestURI(), rr.Code, rr.Start, r.UserAgent())
 }
 
 // detach runs the rest of a request after its handler returns, in a
@@ -250,12 +260,12 @@ func (s *Server) detach(w http.ResponseWriter, r *http.Request, rest func()) {
 	// waiting yet: adding one for the goroutine is safe.
 	s.inflight.Add(1)
 	var logLine func()
-	if rr := recorderOf(w); rr != nil {
-		rr.detached = true
-		if s.cfg.Logger != nil {
+	if rr := filters.RecorderOf(w); rr != nil {
+		rr.Detached = true
+		if l := s.cfg.Logger; l != nil {
 			// Only the log line's strings are kept, not the request.
-			method, uri, code, start, ua := r.Method, r.URL.RequestURI(), rr.code, rr.start, r.UserAgent()
-			logLine = func() { s.logLine(method, uri, code, start, ua) }
+			method, uri, code, start, ua := r.Method, r.URL.RequestURI(), rr.Code, rr.Start, r.UserAgent()
+			logLine = func() { filters.LogLine(l, method, uri, code, start, ua) }
 		}
 	}
 	go func() {
@@ -284,7 +294,7 @@ func (s *Server) recoverDetached() {
 // recoverPanic turns a handler panic into a 500 Status, so no input can
 // take the server down. http.ErrAbortHandler is the deliberate abort of a
 // connection (the kill-watches fault) and is passed on.
-func (s *Server) recoverPanic(rr *responseRecorder, r *http.Request) {
+func (s *Server) recoverPanic(rr *filters.Recorder, r *http.Request) {
 	v := recover()
 	if v == nil {
 		return
@@ -296,7 +306,7 @@ func (s *Server) recoverPanic(rr *responseRecorder, r *http.Request) {
 	if s.cfg.Logger != nil {
 		s.cfg.Logger.Printf("panic serving %s %s: %v\n%s", r.Method, r.URL.RequestURI(), v, debug.Stack())
 	}
-	if rr.code == 0 && !rr.hijacked {
-		s.writeStatus(rr, r, api.NewInternalError(fmt.Errorf("panic: %v", v)))
+	if rr.Code == 0 && !rr.Hijacked {
+		negotiation.WriteStatus(rr, r, api.NewInternalError(fmt.Errorf("panic: %v", v)))
 	}
 }

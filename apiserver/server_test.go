@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/apiserver/faults"
+	"listwatch/apiserver/registry"
 	"listwatch/internal/leakcheck"
 	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
@@ -115,7 +117,7 @@ func TestRequestDelay(t *testing.T) {
 	ts.get("/api/v1/namespaces").mustCode(t, http.StatusOK)
 	assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
 	ts.Faults().SetRequestDelay(0)
-	assert.Empty(t, ts.Faults().state().RequestDelay)
+	assert.Empty(t, ts.Faults().State().RequestDelay)
 }
 
 func TestFaultsOverHTTP(t *testing.T) {
@@ -143,7 +145,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 	post("/faults/fail-resource?resource=deployments&group=apps&code=429&duration=1m")
 	ts.get("/apis/apps/v1/deployments").mustCode(t, http.StatusTooManyRequests)
 
-	var state faultState
+	var state faults.State
 	require.NoError(t, json.Unmarshal(ts.get("/faults").mustCode(t, http.StatusOK), &state))
 	assert.Equal(t, "2s", state.WatchTimeout)
 	assert.Equal(t, "500ms", state.BookmarkInterval)
@@ -178,7 +180,7 @@ func TestDebugView(t *testing.T) {
 	assert.Equal(t, float64(1), verbs["create"])
 	assert.Equal(t, float64(1), verbs["list"])
 	caches := v["watchCaches"].([]any)
-	require.Len(t, caches, len(builtinResources()))
+	require.Len(t, caches, len(registry.Builtin()))
 	for _, key := range []string{"gone410", "watchesStarted", "watchesEnded", "watchesOpen", "closedTooSlow", "faults"} {
 		assert.Contains(t, v, key)
 	}

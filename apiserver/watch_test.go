@@ -104,14 +104,12 @@ func TestWatchTimeoutEndsCleanly(t *testing.T) {
 func TestWatchDefaultTimeout(t *testing.T) {
 	ts := startServer(t, Config{MinRequestTimeout: time.Second})
 	for range 20 {
-		d := ts.watchTimeout(listParams{})
+		d := ts.Server.watch.Timeout(0)
 		assert.GreaterOrEqual(t, d, time.Second)
 		assert.Less(t, d, 2*time.Second, "MinRequestTimeout × (1 + rand)")
 	}
-	five := int64(5)
-	assert.Equal(t, 5*time.Second, ts.watchTimeout(listParams{timeoutSeconds: &five}), "timeoutSeconds is exact")
-	zero := int64(0)
-	assert.Less(t, ts.watchTimeout(listParams{timeoutSeconds: &zero}), 2*time.Second, "0 means the default")
+	assert.Equal(t, 5*time.Second, ts.Server.watch.Timeout(5*time.Second), "timeoutSeconds is exact")
+	assert.Less(t, ts.Server.watch.Timeout(0), 2*time.Second, "0 means the default")
 
 	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
 	require.NoError(t, w.ended(10*time.Second))
@@ -265,12 +263,12 @@ func TestFaultKillDropsStalledWatches(t *testing.T) {
 	ws := ts.watch(websocketTransport, "/api/v1/namespaces/default/configmaps?watch=1")
 	ts.Faults().StallWatches()
 	ts.createConfigMap("default", "unsent", nil, nil) // makes both writers notice the stall
-	require.Eventually(t, func() bool { return ts.Faults().held.Load() == 2 },
+	require.Eventually(t, func() bool { return ts.Faults().Held().Load() == 2 },
 		5*time.Second, 10*time.Millisecond, "both connections are held stalled")
 	assert.Equal(t, 2, ts.Faults().KillWatchConnections())
 	assert.Error(t, w.ended(5*time.Second), "a killed stalled watch breaks, it does not end cleanly")
 	_ = ws.ended(5 * time.Second) // the websocket ends; how depends on the client
-	require.Eventually(t, func() bool { return ts.Faults().held.Load() == 0 },
+	require.Eventually(t, func() bool { return ts.Faults().Held().Load() == 0 },
 		5*time.Second, 10*time.Millisecond, "no stalled connection is held any more")
 }
 
@@ -280,7 +278,7 @@ func TestFaultWatchTimeoutAndBookmarkInterval(t *testing.T) {
 	short := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
 	require.NoError(t, short.ended(10*time.Second), "the runtime default timeout applies")
 	ts.Faults().SetWatchTimeout(0)
-	assert.Greater(t, ts.watchTimeout(listParams{}), time.Hour/2)
+	assert.Greater(t, ts.Server.watch.Timeout(0), time.Hour/2)
 
 	ts.Faults().SetBookmarkInterval(100 * time.Millisecond)
 	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=60")
@@ -318,10 +316,11 @@ func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
 	require.Eventually(t, func() bool { return !httpConnServing() }, 5*time.Second, 10*time.Millisecond,
 		"net/http's connection goroutine ends with the handler")
 	assert.NotContains(t, logged.String(), "watch=1", "the watch is logged when it ends")
-	assert.Equal(t, int64(1), ts.counters.watchesStarted.Load()-ts.counters.watchesEnded.Load())
+	started, ended := ts.Server.watch.Counts()
+	assert.Equal(t, int64(1), started-ended)
 
 	require.NoError(t, w.ended(10*time.Second), "the timeout ends the watch cleanly")
-	require.Eventually(t, func() bool { return ts.counters.watchesEnded.Load() == ts.counters.watchesStarted.Load() },
+	require.Eventually(t, func() bool { started, ended := ts.Server.watch.Counts(); return started == ended },
 		5*time.Second, 10*time.Millisecond)
 	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "watch=1") }, 5*time.Second, 10*time.Millisecond)
 	assert.Regexp(t, `(?m)^GET /api/v1/namespaces\?watch=1&timeoutSeconds=1 200 1\.\d+s "fixture-recorder"$`, logged.String())

@@ -24,7 +24,7 @@ import (
 var configMapsGVR = api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
 // storeKey is where our apiserver keeps a namespaced ConfigMap in its
-// store (apiserver/resources.go: "/registry/<resource>/<ns>/<name>").
+// store (apiserver/registry/resources.go: "/registry/<resource>/<ns>/<name>").
 func storeKey(ns, name string) string { return "/registry/configmaps/" + ns + "/" + name }
 
 // benchConfigMap is a ConfigMap of typical size: two labels, an

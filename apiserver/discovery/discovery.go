@@ -1,0 +1,166 @@
+package discovery
+
+import (
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"listwatch/api"
+	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/registry"
+)
+
+// Discovery: before kubectl does anything it asks the server what it
+// serves: /version, /api and /apis (the group versions), then
+// /api/v1 and /apis/apps/v1 (each version's resources with kind, scope,
+// verbs and short names). That is how "kubectl get cm" knows cm means
+// configmaps in v1, namespaced. The documents are built once from the
+// resource table and shaped like the fixtures (discovery-*.json), including
+// their quirks: /api and /api/v1 carry no apiVersion, the others do.
+//
+// kubectl first asks for aggregated discovery (Accept: application/json;
+// g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,...,application/json).
+// We answer the plain legacy document with Content-Type application/json,
+// which the Accept header allows; kubectl sees it is not an
+// APIGroupDiscoveryList and falls back to walking the legacy documents.
+// Kubernetes: endpoints/discovery (legacy.go, root.go, group.go, version.go).
+
+// Doc is one pre-encoded discovery document.
+type Doc struct {
+	body []byte
+	// alwaysPretty: /version is indented for every client.
+	alwaysPretty bool
+}
+
+// Docs are all the documents the server serves.
+type Docs struct {
+	Version   *Doc
+	API       *Doc
+	APIs      *Doc
+	Groups    map[string]*Doc // group → APIGroup
+	Resources map[string]*Doc // group version → APIResourceList
+}
+
+type groupVersionForDiscovery struct {
+	GroupVersion string `json:"groupVersion"`
+	Version      string `json:"version"`
+}
+
+type apiGroup struct {
+	Kind             string                     `json:"kind,omitempty"`
+	APIVersion       string                     `json:"apiVersion,omitempty"`
+	Name             string                     `json:"name"`
+	Versions         []groupVersionForDiscovery `json:"versions"`
+	PreferredVersion groupVersionForDiscovery   `json:"preferredVersion"`
+}
+
+type apiResource struct {
+	Name         string   `json:"name"`
+	SingularName string   `json:"singularName"`
+	Namespaced   bool     `json:"namespaced"`
+	Kind         string   `json:"kind"`
+	Verbs        []string `json:"verbs"`
+	ShortNames   []string `json:"shortNames,omitempty"`
+	Categories   []string `json:"categories,omitempty"`
+}
+
+type apiResourceList struct {
+	Kind         string        `json:"kind"`
+	APIVersion   string        `json:"apiVersion,omitempty"`
+	GroupVersion string        `json:"groupVersion"`
+	Resources    []apiResource `json:"resources"`
+}
+
+type serverAddress struct {
+	ClientCIDR    string `json:"clientCIDR"`
+	ServerAddress string `json:"serverAddress"`
+}
+
+type apiVersions struct {
+	Kind                       string          `json:"kind"`
+	Versions                   []string        `json:"versions"`
+	ServerAddressByClientCIDRs []serverAddress `json:"serverAddressByClientCIDRs"`
+}
+
+type apiGroupList struct {
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Groups     []apiGroup `json:"groups"`
+}
+
+// versionInfo is /version: what `kubectl version` prints. We claim the
+// Kubernetes minor version whose wire behaviour the server follows, so
+// kubectl does not warn about version skew, and say what we are in
+// gitVersion's build metadata.
+type versionInfo struct {
+	Major        string `json:"major"`
+	Minor        string `json:"minor"`
+	GitVersion   string `json:"gitVersion"`
+	GitCommit    string `json:"gitCommit"`
+	GitTreeState string `json:"gitTreeState"`
+	BuildDate    string `json:"buildDate"`
+	GoVersion    string `json:"goVersion"`
+	Compiler     string `json:"compiler"`
+	Platform     string `json:"platform"`
+}
+
+// Build encodes every discovery document for the resources served at
+// address (host:port, shown in /api's serverAddressByClientCIDRs).
+func Build(resources []*registry.Entry, address string, started time.Time) *Docs {
+	d := &Docs{Groups: map[string]*Doc{}, Resources: map[string]*Doc{}}
+	d.Version = &Doc{alwaysPretty: true, body: negotiation.MustJSON(versionInfo{
+		Major: "1", Minor: "32", GitVersion: "v1.32.0+listwatch", GitCommit: "listwatch", GitTreeState: "clean",
+		BuildDate: started.UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Compiler: runtime.Compiler,
+		Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	})}
+	d.API = &Doc{body: negotiation.MustJSON(apiVersions{Kind: "APIVersions", Versions: []string{"v1"},
+		ServerAddressByClientCIDRs: []serverAddress{{ClientCIDR: "0.0.0.0/0", ServerAddress: address}}})}
+
+	byGV := map[string][]apiResource{}
+	var groups []string
+	for _, rs := range resources {
+		res := rs.Resource
+		gv := res.APIVersion()
+		byGV[gv] = append(byGV[gv], apiResource{Name: res.Name, SingularName: res.SingularName,
+			Namespaced: res.Namespaced, Kind: res.Kind, Verbs: res.Verbs,
+			ShortNames: res.ShortNames, Categories: res.Categories})
+		if res.Group != "" && !slices.Contains(groups, res.Group) {
+			groups = append(groups, res.Group)
+		}
+	}
+	for gv, list := range byGV {
+		slices.SortFunc(list, func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+		doc := apiResourceList{Kind: "APIResourceList", GroupVersion: gv, Resources: list}
+		if gv != "v1" {
+			doc.APIVersion = "v1"
+		}
+		d.Resources[gv] = &Doc{body: negotiation.MustJSON(doc)}
+	}
+	list := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
+	for _, g := range groups {
+		var versions []groupVersionForDiscovery
+		for _, rs := range resources {
+			gvd := groupVersionForDiscovery{GroupVersion: rs.APIVersion(), Version: rs.Version}
+			if rs.Group == g && !slices.Contains(versions, gvd) {
+				versions = append(versions, gvd)
+			}
+		}
+		group := apiGroup{Name: g, Versions: versions, PreferredVersion: versions[0]}
+		list.Groups = append(list.Groups, group)
+		group.Kind, group.APIVersion = "APIGroup", "v1"
+		d.Groups[g] = &Doc{body: negotiation.MustJSON(group)}
+	}
+	d.APIs = &Doc{body: negotiation.MustJSON(list)}
+	return d
+}
+
+// ServeHTTP writes the document (GET only).
+func (doc *Doc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
+		return
+	}
+	negotiation.WriteBody(w, http.StatusOK, append([]byte(nil), doc.body...), doc.alwaysPretty || negotiation.IsPretty(r))
+}

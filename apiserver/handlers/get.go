@@ -1,0 +1,44 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"listwatch/api"
+	"listwatch/apiserver/negotiation"
+	"listwatch/narrate"
+	"listwatch/store"
+)
+
+// GET of one object: always the store's current state (Kubernetes may serve
+// resourceVersion=0 gets from its watch cache; the answer is the same
+// object either way). A missing object is 404 NotFound naming the resource
+// (error-404-get-notfound.json). Kubernetes: handlers/get.go GetResource.
+
+func (h *Handlers) serveGet(w http.ResponseWriter, r *http.Request, ri RequestInfo, out negotiation.Output) {
+	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
+		if _, err := parseResourceVersion(rv); err != nil {
+			negotiation.WriteError(w, r, err)
+			return
+		}
+	}
+	res := ri.Entry.Resource
+	obj, err := h.store.Get(r.Context(), res.Key(ri.Namespace, ri.Name))
+	if errors.Is(err, store.ErrNotFound) {
+		err = api.NewNotFound(res.GroupResource(), ri.Name)
+	}
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	if h.tracer.Enabled() {
+		h.tracer.Printf(narrate.HTTP, "GET %s %s rv=%s", res.Name, obj.Key(), obj.Metadata.ResourceVersion)
+	}
+	if out.Table != "" {
+		meta := api.ListMeta{ResourceVersion: obj.Metadata.ResourceVersion}
+		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable([]*api.Object{obj}, meta, out.Table, time.Now()))
+		return
+	}
+	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, obj))
+}

@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"net/http"
+
+	"listwatch/api"
+	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/registry"
+	"listwatch/apiserver/watchserver"
+	"listwatch/narrate"
+	"listwatch/store"
+)
+
+// Handlers serve the verbs of the resource API: one file per verb (get.go,
+// list.go, create.go, update.go, patch.go, delete.go, watch.go), each
+// reading the request, doing what the verb does to the store or the watch
+// cache, and answering through package negotiation.
+type Handlers struct {
+	store  *store.Store
+	reg    *registry.Registry
+	watch  *watchserver.Server
+	tracer *narrate.Tracer
+}
+
+// New returns the handlers of the resources in reg over st; watches are
+// served by ws.
+func New(st *store.Store, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
+	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer}
+}
+
+// Serve runs one resource request whose verb the route table has found
+// (VerbOf) and allowed: it parses what the verb reads from the query and
+// calls the verb's handler.
+func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo, verb string) {
+	switch verb {
+	case registry.VerbGet, registry.VerbList:
+		out, err := negotiation.NegotiateOutput(r)
+		if err != nil {
+			negotiation.WriteError(w, r, err)
+			return
+		}
+		if verb == registry.VerbGet {
+			h.serveGet(w, r, ri, out)
+			return
+		}
+		p, err := parseListParams(r.URL.Query(), false, "")
+		if err != nil {
+			negotiation.WriteError(w, r, err)
+			return
+		}
+		h.serveList(w, r, ri, p, out)
+	case registry.VerbWatch:
+		if _, err := negotiation.NegotiateOutput(r); err != nil {
+			negotiation.WriteError(w, r, err)
+			return
+		}
+		p, err := parseListParams(r.URL.Query(), true, ri.Name)
+		if err != nil {
+			negotiation.WriteError(w, r, err)
+			return
+		}
+		h.serveWatch(w, r, ri, p)
+	case registry.VerbCreate:
+		h.serveCreate(w, r, ri)
+	case registry.VerbUpdate:
+		h.serveUpdate(w, r, ri)
+	case registry.VerbPatch:
+		h.servePatch(w, r, ri)
+	case registry.VerbDelete:
+		h.serveDelete(w, r, ri)
+	case registry.VerbDeleteCollection:
+		h.serveDeleteCollection(w, r, ri)
+	default:
+		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
+	}
+}

@@ -1,0 +1,167 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"listwatch/api"
+	"listwatch/apiserver/negotiation"
+	"listwatch/narrate"
+	"listwatch/store"
+)
+
+// LIST: GET on a collection. Which copy of the data answers depends on
+// resourceVersion, exactly as in the table "Semantics for get and list" of
+// the Kubernetes API concepts doc (and cacher/delegator ShouldDelegateList):
+//
+//	resourceVersion   resourceVersionMatch   limit   served by
+//	unset             -                      any     the store, current revision (a consistent read), paged
+//	"0"               unset / NotOlderThan   ignored the watch cache, whatever it has
+//	N                 NotOlderThan           ignored the watch cache, once it has reached N (≤3 s, else 504)
+//	N                 unset                  0       the watch cache, as NotOlderThan
+//	N                 unset                  >0      the store at exactly revision N (legacy exact), paged
+//	N                 Exact                  any     the store at exactly revision N (410 if compacted), paged
+//	continue=<token>  -                      any     the store at the token's revision (410 if compacted)
+//
+// Kubernetes: handlers/get.go ListResource, registry/generic/registry/store.go
+// List, storage/cacher GetList, storage/etcd3 store.GetList.
+
+// tooOldListMessage is the 410 of a list at a compacted revision.
+const tooOldListMessage = "The resourceVersion for the provided list is too old."
+
+// expiredContinueMessage is the 410 of a continue token whose revision was
+// compacted; the Status carries a fresh token to continue inconsistently.
+const expiredContinueMessage = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+// listResult is what a list produced, before encoding.
+type listResult struct {
+	items []*api.Object
+	meta  api.ListMeta
+	from  string // "store" or "cache", for the narration
+}
+
+func (h *Handlers) serveList(w http.ResponseWriter, r *http.Request, ri RequestInfo, p listParams, out negotiation.Output) {
+	lr, err := h.list(r.Context(), ri, p)
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	res := ri.Entry.Resource
+	if h.tracer.Enabled() {
+		h.tracer.Printf(narrate.HTTP, "LIST %s%s → %d item(s) at rv %s from the %s",
+			res.Name, nsSuffix(ri.Namespace), len(lr.items), lr.meta.ResourceVersion, lr.from)
+	}
+	if out.Table != "" {
+		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, time.Now()))
+		return
+	}
+	items := make([]*api.Object, len(lr.items))
+	for i, o := range lr.items {
+		items[i] = negotiation.AsListItem(o)
+	}
+	l := api.List{APIVersion: res.APIVersion(), Kind: res.ListKind, Metadata: lr.meta, Items: items}
+	negotiation.WriteJSON(w, r, http.StatusOK, l.AppendJSON(make([]byte, 0, 256+512*len(items))))
+}
+
+// list reads the collection from the store or the watch cache, following
+// the table above.
+func (h *Handlers) list(ctx context.Context, ri RequestInfo, p listParams) (*listResult, error) {
+	res := ri.Entry.Resource
+	prefix := res.CollectionPrefix(ri.Namespace)
+	switch {
+	case p.continueToken != "":
+		if p.resourceVersion != "" && p.resourceVersion != "0" {
+			return nil, api.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		from, rv, err := decodeContinue(p.continueToken, prefix)
+		if err != nil {
+			return nil, api.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+		}
+		readAt := rv
+		if rv == inconsistentRV {
+			readAt = 0
+		}
+		lr, err := h.listStore(ctx, ri, p, readAt, from)
+		if errors.Is(err, store.ErrCompacted) {
+			st := api.NewResourceExpired(expiredContinueMessage)
+			if tok, terr := encodeContinue(from, prefix, inconsistentRV); terr == nil {
+				st.Metadata.Continue = tok
+			}
+			return nil, st
+		}
+		return lr, err
+
+	case p.resourceVersion == "":
+		return h.listStore(ctx, ri, p, 0, "")
+	}
+
+	rv, err := parseResourceVersion(p.resourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	exact := p.rvMatch == api.ResourceVersionMatchExact ||
+		(p.rvMatch == "" && p.limit > 0 && rv != 0)
+	if exact {
+		return h.listStore(ctx, ri, p, rv, "")
+	}
+	items, at, err := ri.Entry.Cacher.List(ctx, rv, p.matcher(ri.Namespace))
+	if err != nil {
+		return nil, err
+	}
+	return &listResult{items: items, meta: api.ListMeta{ResourceVersion: strconv.FormatInt(at, 10)}, from: "cache"}, nil
+}
+
+// listStore reads one page from the store at revision (0: current),
+// starting at startKey, and builds the continue token of the next page.
+func (h *Handlers) listStore(ctx context.Context, ri RequestInfo, p listParams, revision int64, startKey string) (*listResult, error) {
+	res := ri.Entry.Resource
+	prefix := res.CollectionPrefix(ri.Namespace)
+	opts := store.ListOptions{Revision: revision, StartKey: startKey, Limit: int(min(p.limit, maxInt))}
+	if !p.selectorsEmpty() {
+		opts.Filter = p.matcher("")
+	}
+	page, err := h.store.List(ctx, prefix, opts)
+	var future *store.FutureRevisionError
+	switch {
+	case errors.Is(err, store.ErrCompacted) && startKey != "":
+		// The caller (a continue) answers with a fresh token.
+		return nil, err
+	case errors.Is(err, store.ErrCompacted):
+		return nil, api.NewResourceExpired(tooOldListMessage)
+	case errors.As(err, &future):
+		return nil, api.NewTooLargeResourceVersion(uint64(future.Requested), uint64(future.Current), 1)
+	case err != nil:
+		return nil, err
+	}
+	lr := &listResult{items: page.Items, meta: api.ListMeta{ResourceVersion: strconv.FormatInt(page.Revision, 10)}, from: "store"}
+	if page.NextKey != "" && len(page.Items) > 0 {
+		last := page.Items[len(page.Items)-1]
+		token, err := encodeContinue(res.Key(last.Metadata.Namespace, last.Metadata.Name)+"\x00",
+			strings.TrimSuffix(prefix, "/"), page.Revision)
+		if err != nil {
+			return nil, err
+		}
+		lr.meta.Continue = token
+		if p.selectorsEmpty() {
+			remaining := page.Remaining
+			lr.meta.RemainingItemCount = &remaining
+		}
+	}
+	return lr, nil
+}
+
+// maxInt caps a ?limit so it fits the store's int.
+const maxInt = int64(^uint(0) >> 1)
+
+// nsSuffix renders " in <ns>" for narration.
+func nsSuffix(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in " + ns
+}

@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+
+	"listwatch/api"
+	"listwatch/apiserver/filters"
+	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/patch"
+	"listwatch/apiserver/registry"
+	"listwatch/narrate"
+)
+
+// PATCH: change part of an object. The patch is applied to the current
+// object inside a guaranteed update, so a concurrent writer makes it retry
+// on the new state rather than fail; a patch that sets
+// metadata.resourceVersion turns that into a precondition (409 if stale).
+// Kubernetes: handlers/patch.go.
+
+func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
+	res := ri.Entry.Resource
+	patchType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if !patch.Supported(patchType) {
+		negotiation.WriteStatus(w, r, patch.UnsupportedType())
+		return
+	}
+	if err := rejectDryRun(r); err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	body, err := filters.ReadBody(w, r)
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	apply, err := patch.Func(patchType, body)
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	updated, err := h.guaranteedUpdate(r, ri, func(cur *api.Object) (*api.Object, error) {
+		patched, err := apply(negotiation.WithKind(res, cur).AppendJSON(nil))
+		if err != nil {
+			return nil, err
+		}
+		next := &api.Object{}
+		if err := next.UnmarshalJSON(patched); err != nil {
+			return nil, api.NewInvalid(api.GroupKind{}, "", []api.StatusCause{
+				registry.InvalidValue("patch", string(patched), err.Error())})
+		}
+		if next.Kind != res.Kind || next.APIVersion != res.APIVersion() {
+			return nil, api.NewBadRequest(fmt.Sprintf("a patch cannot change kind or apiVersion (to %s %s)", next.APIVersion, next.Kind))
+		}
+		if err := checkNameAndNamespace(res, next, ri); err != nil {
+			return nil, err
+		}
+		if rv := next.Metadata.ResourceVersion; rv != cur.Metadata.ResourceVersion {
+			// The patch named a resourceVersion: it must be the current one.
+			return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
+		}
+		if uid := next.Metadata.UID; uid != cur.Metadata.UID {
+			return nil, api.NewConflict(res.GroupResource(), ri.Name,
+				fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
+		}
+		keepFieldOrder(next, cur)
+		if err := registry.ValidateMeta(res, next); err != nil {
+			return nil, err
+		}
+		return prepareUpdate(res, next, cur)
+	})
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	if h.tracer.Enabled() {
+		h.tracer.Printf(narrate.HTTP, "PATCH %s %s (%s) → rv %s", res.Name, updated.Key(), patchType, updated.Metadata.ResourceVersion)
+	}
+	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, updated))
+}
+
+// keepFieldOrder puts next's top-level fields and extra metadata back in
+// cur's order (a patch goes through a Go map, which sorts them), new ones
+// after, so a patched object reads like the one it came from.
+func keepFieldOrder(next, cur *api.Object) {
+	next.Fields = reorder(next.Fields, cur.Fields)
+	next.Metadata.Extra = reorder(next.Metadata.Extra, cur.Metadata.Extra)
+}
+
+func reorder(fields, like []api.Field) []api.Field {
+	out := make([]api.Field, 0, len(fields))
+	for _, l := range like {
+		if i := slices.IndexFunc(fields, func(f api.Field) bool { return f.Name == l.Name }); i >= 0 {
+			out = append(out, fields[i])
+		}
+	}
+	for _, f := range fields {
+		if !slices.ContainsFunc(like, func(l api.Field) bool { return l.Name == f.Name }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}

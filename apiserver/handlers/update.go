@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"listwatch/api"
+	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/registry"
+	"listwatch/narrate"
+	"listwatch/store"
+)
+
+// UPDATE: PUT the whole object. Optimistic concurrency is the point: a body
+// with metadata.resourceVersion updates only if that is still the stored
+// version, else 409 Conflict "the object has been modified; please apply
+// your changes to the latest version and try again"
+// (error-409-conflict-stale-rv.json); a body without one overwrites
+// (last writer wins, which Kubernetes allows for these resources). Writing
+// an unchanged object makes no new revision and no watch event.
+// Kubernetes: handlers/update.go, registry/generic/registry/store.go Update.
+
+func (h *Handlers) serveUpdate(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
+	res := ri.Entry.Resource
+	obj, err := h.readObject(w, r, res)
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	if err := checkNameAndNamespace(res, obj, ri); err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	var wantRV int64
+	if rv := obj.Metadata.ResourceVersion; rv != "" {
+		n, err := strconv.ParseUint(rv, 10, 63)
+		if err != nil {
+			negotiation.WriteError(w, r, api.NewBadRequest(fmt.Sprintf("metadata.resourceVersion: Invalid value: %q: %v", rv, err)))
+			return
+		}
+		wantRV = int64(n)
+	}
+	if err := registry.ValidateMeta(res, obj); err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	updated, err := h.guaranteedUpdate(r, ri, func(cur *api.Object) (*api.Object, error) {
+		if wantRV != 0 && revisionOf(cur) != wantRV {
+			return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
+		}
+		if uid := obj.Metadata.UID; uid != "" && uid != cur.Metadata.UID {
+			return nil, api.NewConflict(res.GroupResource(), ri.Name,
+				fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
+		}
+		return prepareUpdate(res, obj.DeepCopy(), cur)
+	})
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	if h.tracer.Enabled() {
+		h.tracer.Printf(narrate.HTTP, "UPDATE %s %s → rv %s", res.Name, updated.Key(), updated.Metadata.ResourceVersion)
+	}
+	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, updated))
+}
+
+// guaranteedUpdate runs tryUpdate against the current object until it
+// sticks, translating the store's errors into Statuses.
+func (h *Handlers) guaranteedUpdate(r *http.Request, ri RequestInfo, tryUpdate func(cur *api.Object) (*api.Object, error)) (*api.Object, error) {
+	res := ri.Entry.Resource
+	updated, err := h.store.GuaranteedUpdate(r.Context(), res.Key(ri.Namespace, ri.Name), tryUpdate)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, api.NewNotFound(res.GroupResource(), ri.Name)
+	case errors.Is(err, store.ErrConflict):
+		return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
+	}
+	return updated, err
+}
+
+// checkNameAndNamespace checks an update's body names the object of the URL
+// (handlers/rest.go checkName) and fills in the namespace.
+func checkNameAndNamespace(res *registry.Resource, obj *api.Object, ri RequestInfo) error {
+	if obj.Metadata.Name != ri.Name {
+		return api.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.Metadata.Name, ri.Name))
+	}
+	if res.Namespaced && obj.Metadata.Namespace != "" && obj.Metadata.Namespace != ri.Namespace {
+		return api.NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", obj.Metadata.Namespace, ri.Namespace))
+	}
+	return matchNamespace(res, obj, ri.Namespace)
+}
+
+// prepareUpdate carries what the server owns from the stored object cur to
+// its replacement next: uid, creationTimestamp, deletionTimestamp and
+// generation (bumped when spec changed), plus the resource's own rules.
+func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, error) {
+	next.Kind, next.APIVersion = res.Kind, res.APIVersion()
+	next.Metadata.UID = cur.Metadata.UID
+	next.Metadata.CreationTimestamp = cur.Metadata.CreationTimestamp
+	next.Metadata.DeletionTimestamp = cur.Metadata.DeletionTimestamp
+	next.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
+	if res.Generation {
+		next.Metadata.Generation = cur.Metadata.Generation
+		if !sameJSON(cur.Get("spec"), next.Get("spec")) {
+			next.Metadata.Generation++
+		}
+	}
+	if res.PrepareUpdate != nil {
+		if err := res.PrepareUpdate(next, cur); err != nil {
+			return nil, err
+		}
+	}
+	return next, nil
+}
+
+// sameJSON compares two raw JSON values ignoring insignificant whitespace.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// revisionOf is the revision an object was last written at.
+func revisionOf(obj *api.Object) int64 {
+	n, _ := strconv.ParseInt(obj.Metadata.ResourceVersion, 10, 64)
+	return n
+}

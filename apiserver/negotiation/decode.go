@@ -1,0 +1,96 @@
+package negotiation
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+
+	"listwatch/api"
+	"listwatch/apiserver/registry"
+)
+
+// Reading a request body as what it claims to be: strict decoding, so a
+// body that is not the object its path serves is a 400 and nothing
+// malformed is ever stored and written back to clients.
+
+// CheckBodyType accepts a JSON body (or one without a Content-Type, which
+// Kubernetes reads as JSON). Anything else, protobuf and CBOR included, is
+// 415 with the list of types we read: client-go users must set
+// ContentType: "application/json" in their rest.Config. (Create and update
+// bodies go through ObjectBodyFormat instead, which also lets in protobuf
+// for the kinds kubectl's create generators send.)
+func CheckBodyType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != JSONContentType {
+		return api.NewUnsupportedMediaType(ct, []string{JSONContentType})
+	}
+	return nil
+}
+
+// typeMeta is the part of a body that says what it is.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// DecodeObject reads a request body as an object of res. Like Kubernetes it
+// fills in a missing kind or apiVersion, and answers 400 BadRequest for
+// malformed JSON (quoting the start of the body, as
+// error-400-malformed-json-body.json does) or a kind or apiVersion that does
+// not belong on this path.
+func DecodeObject(res *registry.Resource, body []byte) (*api.Object, error) {
+	var tm typeMeta
+	// json.Unmarshal checks the whole body is valid JSON before decoding,
+	// so nothing malformed is ever stored and written back to clients.
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return nil, api.NewBadRequest(fmt.Sprintf(
+			"the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
+			res.Kind, err, SummarizeBody(body, 30)))
+	}
+	kind, apiVersion := tm.Kind, tm.APIVersion
+	if kind == "" {
+		kind = res.Kind
+	}
+	if apiVersion == "" {
+		apiVersion = res.APIVersion()
+	}
+	cannot := func(why string) error {
+		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", kind, apiVersion, res.Kind, why))
+	}
+	switch {
+	case apiVersion != res.APIVersion():
+		return nil, cannot(fmt.Sprintf("no kind %q is registered for version %q: the path serves %s", kind, apiVersion, res.APIVersion()))
+	case kind != res.Kind:
+		return nil, cannot(fmt.Sprintf("the body is a %s but the path serves %s", kind, res.Name))
+	}
+	obj := &api.Object{}
+	if err := obj.UnmarshalJSON(body); err != nil {
+		return nil, cannot(err.Error())
+	}
+	obj.Kind, obj.APIVersion = res.Kind, res.APIVersion()
+	return obj, nil
+}
+
+// SummarizeBody quotes the start of a body for an error message.
+func SummarizeBody(data []byte, maxLen int) string {
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		if len(data) > maxLen {
+			return string(data[:maxLen]) + " ..."
+		}
+		return string(data)
+	default:
+		if len(data) > maxLen {
+			return hex.EncodeToString(data[:maxLen]) + " ..."
+		}
+		return hex.EncodeToString(data)
+	}
+}

@@ -1,0 +1,24 @@
+// Package negotiation is how the server speaks on the wire apart from the
+// watch stream: which representation a client accepts (JSON, or a
+// meta.k8s.io Table for kubectl get), how a response body is written
+// (compact or pretty JSON, Status errors with the right code and reason),
+// and how a request body is read as what it claims to be, including the
+// hand-written Kubernetes protobuf decoding for the three kinds kubectl's
+// create generators can only send as protobuf.
+//
+// Where it sits in the data flow: at both ends of every non-watch request.
+// Handlers decode bodies with DecodeObject (or DecodeProtobufObject) on
+// the way in and answer with WriteObject, WriteJSON or WriteError on the
+// way out; they never format bytes themselves.
+//
+//	body ──► DecodeObject ──► handler ──► store ──► WriteObject / WriteError ──► client
+//
+// Files: responses.go (Accept negotiation, writers, errors to Statuses),
+// decode.go (JSON bodies), protobuf_decode.go with protobuf_meta.go,
+// protobuf_core.go and protobuf_wire.go (protobuf bodies).
+//
+// What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
+// negotiation and responsewriters (writers.go, status.go), and
+// k8s.io/apimachinery/pkg/runtime/serializer (json and protobuf) with the
+// generated.proto files of k8s.io/api core/v1 and apimachinery meta/v1.
+package negotiation

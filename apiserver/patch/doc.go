@@ -1,0 +1,20 @@
+// Package patch applies the three patch formats a PATCH request can carry
+// to an object's JSON: JSON merge patch (RFC 7386, what kubectl label and
+// annotate send), strategic merge patch (kubectl edit and kubectl patch;
+// applied as a merge patch, since our objects have no schema) and JSON
+// patch (RFC 6902, kubectl patch --type=json).
+//
+// Where it sits in the data flow: handlers/patch.go reads the body, asks
+// Func for the function that applies it, and runs that function on the
+// current object inside the store's guaranteed update, so a concurrent
+// writer makes the patch retry on the new state.
+//
+//	PATCH ──► handlers/patch.go ──► patch.Func ──► store.GuaranteedUpdate(apply)
+//
+// Files: patch.go (the types we accept and Func), merge.go, json.go.
+//
+// What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
+// patch.go's patchers, with the libraries it calls
+// (github.com/evanphx/json-patch for both JSON formats,
+// k8s.io/apimachinery/pkg/util/strategicpatch), hand-written here.
+package patch

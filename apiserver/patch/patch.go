@@ -1,0 +1,76 @@
+package patch
+
+import (
+	"fmt"
+	"net/http"
+
+	"listwatch/api"
+)
+
+// The patch types we read. Server-side apply (application/apply-patch+yaml)
+// needs managed fields, which this server does not keep: 415.
+const (
+	MergePatchType     = "application/merge-patch+json"
+	StrategicPatchType = "application/strategic-merge-patch+json"
+	JSONPatchType      = "application/json-patch+json"
+)
+
+// Supported reports whether patchType (a media type without parameters) is
+// one we apply.
+func Supported(patchType string) bool {
+	switch patchType {
+	case MergePatchType, StrategicPatchType, JSONPatchType:
+		return true
+	}
+	return false
+}
+
+// UnsupportedType is the 415 Kubernetes' router answers for a PATCH whose
+// Content-Type is not a patch type (error-415-patch-wrong-content-type.json).
+func UnsupportedType() *api.Status {
+	return &api.Status{Kind: "Status", APIVersion: "v1", Status: api.StatusFailure,
+		Message: "415: Unsupported Media Type", Reason: api.ReasonUnsupportedMediaType,
+		Details: &api.StatusDetails{}, Code: http.StatusUnsupportedMediaType}
+}
+
+// Func checks the patch document once and returns the function that
+// applies it to an object's JSON. Both return Status errors: a patch that
+// does not decode is 400, a JSON patch with too many operations 413, one
+// whose operation fails 422.
+func Func(patchType string, body []byte) (func([]byte) ([]byte, error), error) {
+	switch patchType {
+	case JSONPatchType:
+		ops, err := decodeJSONPatch(body)
+		if err != nil {
+			return nil, api.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, api.NewRequestEntityTooLarge(fmt.Sprintf(
+				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+		}
+		return func(doc []byte) ([]byte, error) {
+			out, err := applyJSONPatch(doc, ops)
+			if err != nil {
+				return nil, &api.Status{Kind: "Status", APIVersion: "v1", Status: api.StatusFailure,
+					Message: err.Error(), Code: http.StatusUnprocessableEntity}
+			}
+			return out, nil
+		}, nil
+	default:
+		strategic := patchType == StrategicPatchType
+		p, err := decodeJSON(body)
+		if err != nil {
+			return nil, api.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if _, ok := p.(map[string]any); !ok {
+			return nil, api.NewBadRequest(fmt.Sprintf("error decoding patch: %v", errBadMergePatch))
+		}
+		return func(doc []byte) ([]byte, error) {
+			out, err := applyMergePatch(doc, body, strategic)
+			if err != nil {
+				return nil, api.NewBadRequest(fmt.Sprintf("error applying patch: %v", err))
+			}
+			return out, nil
+		}, nil
+	}
+}

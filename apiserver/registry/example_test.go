@@ -1,0 +1,23 @@
+package registry_test
+
+import (
+	"fmt"
+
+	"listwatch/apiserver/registry"
+)
+
+// Every resource a server serves, with the store prefix its objects live
+// under, as kube-apiserver lays out etcd.
+func ExampleBuiltin() {
+	for _, res := range registry.Builtin() {
+		fmt.Println(res.APIVersion(), res.Name, res.Namespaced, res.Key("default", "x"))
+	}
+	// Output:
+	// v1 namespaces false /registry/namespaces/x
+	// v1 configmaps true /registry/configmaps/default/x
+	// v1 secrets true /registry/secrets/default/x
+	// v1 pods true /registry/pods/default/x
+	// v1 services true /registry/services/default/x
+	// v1 events true /registry/events/default/x
+	// apps/v1 deployments true /registry/deployments/default/x
+}

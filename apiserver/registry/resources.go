@@ -1,0 +1,159 @@
+package registry
+
+import (
+	"slices"
+
+	"listwatch/api"
+)
+
+// The verbs a resource can allow, as discovery lists them.
+const (
+	VerbCreate           = "create"
+	VerbDelete           = "delete"
+	VerbDeleteCollection = "deletecollection"
+	VerbGet              = "get"
+	VerbList             = "list"
+	VerbPatch            = "patch"
+	VerbUpdate           = "update"
+	VerbWatch            = "watch"
+)
+
+// AllVerbs is what an ordinary resource Allows, in discovery's order.
+var AllVerbs = []string{VerbCreate, VerbDelete, VerbDeleteCollection, VerbGet, VerbList, VerbPatch, VerbUpdate, VerbWatch}
+
+// resource declares one API resource: everything routing, discovery,
+// validation, Table output and storage need to know about it. Adding a
+// resource to the server is adding one entry to Builtin; nothing
+// else changes. It plays the role of a Kubernetes REST storage
+// (pkg/registry/<group>/<resource>/storage) plus its strategy and its
+// discovery entry.
+type Resource struct {
+	Group, Version string
+	// Name is the plural resource name of the URL ("configmaps").
+	Name         string
+	SingularName string
+	Kind         string
+	ListKind     string
+	ShortNames   []string
+	Categories   []string
+	Namespaced   bool
+	Verbs        []string
+	// ReturnDeletedObject: DELETE answers with the deleted object instead of
+	// a Success Status, as Kubernetes does for pods, services and
+	// namespaces (genericregistry.Store.ReturnDeletedObject).
+	ReturnDeletedObject bool
+	// Generation: metadata.generation starts at 1 and grows with every
+	// change of spec, as for Deployments.
+	Generation bool
+	// ValidateName checks metadata.name (prefix: it is a generateName).
+	ValidateName func(name string, prefix bool) []string
+	// Columns are the Table columns after Name (Age is always last).
+	Columns []Column
+	// PrepareCreate fills in what the server owns on create (a namespace's
+	// phase, finalizer and name label); it may return a Status error.
+	PrepareCreate func(obj *api.Object) error
+	// PrepareUpdate keeps what the server owns on update; old is the stored
+	// object.
+	PrepareUpdate func(obj, old *api.Object) error
+}
+
+// Builtin is the one table of resources the server serves: core/v1
+// namespaces, configmaps, secrets, pods, services and events, and apps/v1
+// deployments. The facts (kinds, short names, verbs, categories, name rules)
+// are those of a real kube-apiserver v1.32's discovery documents.
+func Builtin() []*Resource {
+	return []*Resource{
+		{
+			Version: "v1", Name: "namespaces", SingularName: "namespace",
+			Kind: "Namespace", ListKind: "NamespaceList", ShortNames: []string{"ns"},
+			Verbs:               []string{VerbCreate, VerbDelete, VerbGet, VerbList, VerbPatch, VerbUpdate, VerbWatch},
+			ReturnDeletedObject: true,
+			ValidateName:        validateDNS1123Label,
+			Columns:             []Column{namespaceStatusColumn},
+			PrepareCreate:       prepareNamespace,
+			PrepareUpdate:       func(obj, _ *api.Object) error { return prepareNamespace(obj) },
+		},
+		{
+			Version: "v1", Name: "configmaps", SingularName: "configmap",
+			Kind: "ConfigMap", ListKind: "ConfigMapList", ShortNames: []string{"cm"},
+			Namespaced: true, Verbs: AllVerbs,
+			ValidateName: validateDNS1123Subdomain,
+			Columns:      []Column{configMapDataColumn},
+		},
+		{
+			Version: "v1", Name: "secrets", SingularName: "secret",
+			Kind: "Secret", ListKind: "SecretList",
+			Namespaced: true, Verbs: AllVerbs,
+			ValidateName: validateDNS1123Subdomain,
+			Columns:      []Column{secretTypeColumn, secretDataColumn},
+		},
+		{
+			Version: "v1", Name: "pods", SingularName: "pod",
+			Kind: "Pod", ListKind: "PodList", ShortNames: []string{"po"}, Categories: []string{"all"},
+			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true,
+			ValidateName: validateDNS1123Subdomain,
+			Columns:      []Column{podStatusColumn},
+		},
+		{
+			Version: "v1", Name: "services", SingularName: "service",
+			Kind: "Service", ListKind: "ServiceList", ShortNames: []string{"svc"}, Categories: []string{"all"},
+			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true,
+			ValidateName: validateDNS1035Label,
+			Columns:      []Column{serviceTypeColumn},
+		},
+		{
+			Version: "v1", Name: "events", SingularName: "event",
+			Kind: "Event", ListKind: "EventList", ShortNames: []string{"ev"},
+			Namespaced: true, Verbs: AllVerbs,
+			ValidateName: validateDNS1123Subdomain,
+		},
+		{
+			Group: "apps", Version: "v1", Name: "deployments", SingularName: "deployment",
+			Kind: "Deployment", ListKind: "DeploymentList", ShortNames: []string{"deploy"}, Categories: []string{"all"},
+			Namespaced: true, Verbs: AllVerbs, Generation: true,
+			ValidateName: validateDNS1123Subdomain,
+		},
+	}
+}
+
+// GroupResource names the resource in error messages ("deployments.apps").
+func (r *Resource) GroupResource() api.GroupResource {
+	return api.GroupResource{Group: r.Group, Resource: r.Name}
+}
+
+// GroupKind names the kind in 422 Invalid messages ("Deployment.apps").
+func (r *Resource) GroupKind() api.GroupKind {
+	return api.GroupKind{Group: r.Group, Kind: r.Kind}
+}
+
+// APIVersion is the value of the apiVersion field ("v1", "apps/v1").
+func (r *Resource) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// Prefix is the store prefix of every object of the resource, as
+// kube-apiserver lays out etcd: /registry/<resource>/.
+func (r *Resource) Prefix() string { return "/registry/" + r.Name + "/" }
+
+// CollectionPrefix is the store prefix of one namespace's objects, or of
+// all objects when ns is empty.
+func (r *Resource) CollectionPrefix(ns string) string {
+	if r.Namespaced && ns != "" {
+		return r.Prefix() + ns + "/"
+	}
+	return r.Prefix()
+}
+
+// Key is the store key of one object: /registry/<resource>/[<ns>/]<name>.
+func (r *Resource) Key(ns, name string) string {
+	if r.Namespaced {
+		return r.Prefix() + ns + "/" + name
+	}
+	return r.Prefix() + name
+}
+
+// Allows reports whether the resource serves verb.
+func (r *Resource) Allows(verb string) bool { return slices.Contains(r.Verbs, verb) }

@@ -1,0 +1,246 @@
+package watchserver
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"listwatch/apiserver/cacher"
+	"listwatch/apiserver/negotiation"
+	"listwatch/narrate"
+)
+
+// Config configures a WatchServer.
+type Config struct {
+	// Context lives as long as the apiserver: its end (Stop) ends every
+	// watch. nil is context.Background().
+	Context context.Context
+	// MinRequestTimeout: a watch that does not ask for a timeout lasts
+	// MinRequestTimeout × (1 + rand). 0 means no timeout at all.
+	MinRequestTimeout time.Duration
+	// Faults are the fault switches a watch obeys; nil obeys none.
+	Faults Faults
+	// Detach runs the rest of an HTTP/1.1 watch after its handler returns
+	// (see Server.Serve), in a goroutine the apiserver waits for at Stop.
+	// rest must not touch w or r. nil runs rest in the handler.
+	Detach func(w http.ResponseWriter, r *http.Request, rest func())
+	// Tracer narrates every watch; nil is silent.
+	Tracer *narrate.Tracer
+}
+
+// Faults are the fault switches a watch obeys (package faults implements
+// them): the stall and kill channels it holds from its start, the count of
+// stalled connections held open, and an override of the default timeout.
+type Faults interface {
+	StallChannel() <-chan struct{}
+	KillChannel() <-chan struct{}
+	Held() *atomic.Int64
+	WatchTimeout() time.Duration
+}
+
+// Server is the WatchServer: it serves every watch request of an
+// apiserver. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	started atomic.Int64
+	ended   atomic.Int64
+}
+
+// New returns a WatchServer.
+func New(cfg Config) *Server {
+	if cfg.Context == nil {
+		cfg.Context = context.Background()
+	}
+	return &Server{cfg: cfg}
+}
+
+// Counts returns how many watches have started and how many have ended.
+func (s *Server) Counts() (started, ended int64) { return s.started.Load(), s.ended.Load() }
+
+// Request is one watch request, its query already parsed and checked by
+// the REST layer (handlers/watch.go).
+type Request struct {
+	// Cacher is the watch cache of the watched resource.
+	Cacher *cacher.Cacher
+	// Options are the watch cache's options from the query; Serve fills in
+	// Deadline and Description.
+	Options cacher.WatchOptions
+	// Timeout is ?timeoutSeconds; 0 when absent (the default applies).
+	Timeout time.Duration
+	// Resource and Namespace name the watch in narration.
+	Resource, Namespace string
+}
+
+// Serve serves one watch request, in the order a watch lives:
+//
+//  1. the deadline: ?timeoutSeconds, or the randomised default;
+//  2. a cache watcher: registered with the watch cache, which from now on
+//     queues this watch's frames, encoded once for every watcher;
+//  3. a writer for the transport: a websocket (websocket.go), the bare
+//     HTTP/1.1 connection taken over from net/http (chunked.go), or
+//     net/http's ResponseWriter (stream.go);
+//  4. frames until the deadline (pump, below): the same loop whatever the
+//     transport;
+//  5. the end: the watcher leaves the cache, then the writer ends the
+//     stream cleanly, or drops it for a kill.
+//
+// An HTTP/1.1 watch runs steps 4 and 5 after the handler has returned (see
+// chunked.go); every other watch returns once it has ended.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
+	// 1. The deadline.
+	timeout := s.Timeout(req.Timeout)
+	opts := req.Options
+	opts.Description = r.UserAgent()
+	if timeout > 0 {
+		opts.Deadline = time.Now().Add(timeout)
+	}
+
+	// 2. A cache watcher. The watch ends when the client goes away, when
+	// its timeout passes (the writer ends the response cleanly) or when
+	// the server stops. Its context is the server's, not the request's: an
+	// HTTP/1.1 watch outlives its handler, and net/http ends the request's
+	// context when the handler returns. Until then, the request's end (the
+	// client gone while we wait for the watch cache) ends the watch too.
+	ctx, cancel := context.WithCancel(s.cfg.Context)
+	stopReq := context.AfterFunc(r.Context(), cancel)
+	cw, err := req.Cacher.Watch(ctx, opts)
+	if err != nil {
+		stopReq()
+		cancel()
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	wt := s.newWatch(cw, timeout)
+	transport := transportOf(r)
+	s.started.Add(1)
+	if wt.tracer.Enabled() {
+		wt.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s",
+			req.Resource, nsSuffix(req.Namespace), rvString(opts), opts.Label.String(), opts.Field.String(),
+			opts.AllowBookmarks, timeout.Round(time.Second), transport)
+	}
+	// end is the watch's clean-up, wherever the watch ends: in the handler
+	// or in the goroutine serving it after the handler.
+	end := func() {
+		stopReq()
+		cw.Stop()
+		cancel()
+		s.ended.Add(1)
+		if wt.tracer.Enabled() {
+			wt.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", req.Resource, nsSuffix(req.Namespace))
+		}
+	}
+	r = r.WithContext(ctx)
+
+	// 3. A writer for the transport, then 4 and 5.
+	switch transport {
+	case transportWebsocket:
+		defer end()
+		serveWebsocket(w, r, wt)
+	default:
+		wr, hijacked := hijackChunked(w, r, wt)
+		if !hijacked {
+			defer end()
+			if sw := newStreamWriter(w, r); sw != nil {
+				wt.pump(sw)
+			}
+			return
+		}
+		if wr == nil { // the connection broke before the headers were out
+			end()
+			return
+		}
+		// The HTTP/1.1 watch goes on after the handler, from a goroutine
+		// of ours: net/http frees the connection's goroutine and buffers,
+		// which are most of what an idle watch would otherwise cost.
+		stopReq()
+		s.detach(w, r, func() {
+			defer end()
+			wt.pump(wr)
+		})
+	}
+}
+
+// detach runs rest after the handler (or in it, without Config.Detach).
+func (s *Server) detach(w http.ResponseWriter, r *http.Request, rest func()) {
+	if s.cfg.Detach == nil {
+		rest()
+		return
+	}
+	s.cfg.Detach(w, r, rest)
+}
+
+// Timeout is how long a watch that asked for requested (?timeoutSeconds;
+// 0 when absent) may last: requested exactly, or the default
+// MinRequestTimeout × (1 + rand), the randomisation that spreads re-watches
+// of thousands of clients over time instead of having them all come back
+// at once.
+func (s *Server) Timeout(requested time.Duration) time.Duration {
+	if requested > 0 {
+		return requested
+	}
+	if s.cfg.Faults != nil {
+		if d := s.cfg.Faults.WatchTimeout(); d > 0 {
+			return d
+		}
+	}
+	return time.Duration(float64(s.cfg.MinRequestTimeout) * (1 + rand.Float64()))
+}
+
+// newWatch is the state of one watch the pump needs.
+func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration) *watch {
+	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer}
+	if f := s.cfg.Faults; f != nil {
+		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()
+	}
+	return wt
+}
+
+// The transports a watch is served over, as narration names them.
+const (
+	transportChunked   = "chunked"
+	transportWebsocket = "websocket"
+)
+
+// transportOf picks the transport the request asks for.
+func transportOf(r *http.Request) string {
+	if isWebSocket(r) {
+		return transportWebsocket
+	}
+	return transportChunked
+}
+
+// isWebSocket reports whether the request asks to upgrade to a websocket
+// (Upgrade: websocket and a Connection header listing "upgrade").
+func isWebSocket(r *http.Request) bool {
+	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return false
+	}
+	for _, v := range r.Header.Values("Connection") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rvString is the watch's resourceVersion as narration shows it.
+func rvString(opts cacher.WatchOptions) string {
+	if !opts.RVSet {
+		return ""
+	}
+	return strconv.FormatInt(opts.ResourceVersion, 10)
+}
+
+// nsSuffix renders " in <ns>" for narration.
+func nsSuffix(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in " + ns
+}
