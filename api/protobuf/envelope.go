@@ -1,0 +1,180 @@
+package protobuf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// ContentType is Kubernetes' protobuf media type; a protobuf watch answers
+// with WatchContentType.
+const (
+	ContentType      = "application/vnd.kubernetes.protobuf"
+	WatchContentType = ContentType + ";stream=watch"
+)
+
+// Magic starts every Kubernetes protobuf body ("k8s" and a zero byte).
+var Magic = []byte("k8s\x00")
+
+// Envelope is a decoded body: the runtime.Unknown around an object.
+//
+//	Unknown  { TypeMeta typeMeta = 1; bytes raw = 2; string contentEncoding = 3; string contentType = 4 }
+//	TypeMeta { string apiVersion = 1; string kind = 2 }
+type Envelope struct {
+	APIVersion, Kind string
+	// Raw is the object's own message.
+	Raw []byte
+}
+
+// Errors of DecodeEnvelope, worded as Kubernetes' protobuf serializer
+// words them.
+var (
+	ErrNotProtobuf   = errors.New(`provided data does not appear to be a protobuf message, expected prefix "k8s\x00"`)
+	ErrEmptyProtobuf = errors.New("empty body")
+)
+
+const runtimePkg = "k8s.io.apimachinery.pkg.runtime."
+
+func (s *Schema) messageDesc(name protoreflect.FullName) protoreflect.MessageDescriptor {
+	d, err := s.files.FindDescriptorByName(name)
+	if err != nil {
+		panic(fmt.Sprintf("protobuf: %s missing from the descriptor set: %v", name, err))
+	}
+	return d.(protoreflect.MessageDescriptor)
+}
+
+// AppendEnvelope appends the magic and the runtime.Unknown around raw. The
+// empty contentEncoding and contentType are written, as the real server
+// writes them (the recordings end 1a 00 22 00).
+func (s *Schema) AppendEnvelope(dst []byte, apiVersion, kind string, raw []byte) []byte {
+	u := dynamicpb.NewMessage(s.messageDesc(runtimePkg + "Unknown"))
+	tm := u.Mutable(fieldByNumber(u, 1)).Message()
+	tm.Set(fieldByNumber(tm, 1), protoreflect.ValueOfString(apiVersion))
+	tm.Set(fieldByNumber(tm, 2), protoreflect.ValueOfString(kind))
+	u.Set(fieldByNumber(u, 2), protoreflect.ValueOfBytes(raw))
+	u.Set(fieldByNumber(u, 3), protoreflect.ValueOfString(""))
+	u.Set(fieldByNumber(u, 4), protoreflect.ValueOfString(""))
+	dst = append(dst, Magic...)
+	// Marshalling a message built from valid values cannot fail.
+	out, _ := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, u)
+	return out
+}
+
+// DecodeEnvelope checks the magic and reads the runtime.Unknown.
+// contentEncoding and contentType are ignored, as Kubernetes ignores them
+// when it decodes a request.
+func (s *Schema) DecodeEnvelope(body []byte) (Envelope, error) {
+	switch {
+	case len(body) == 0 || bytes.Equal(body, Magic):
+		return Envelope{}, ErrEmptyProtobuf
+	case !bytes.HasPrefix(body, Magic):
+		return Envelope{}, ErrNotProtobuf
+	}
+	u := dynamicpb.NewMessage(s.messageDesc(runtimePkg + "Unknown"))
+	if err := unmarshal(body[len(Magic):], u); err != nil {
+		return Envelope{}, err
+	}
+	tm := u.Get(fieldByNumber(u, 1)).Message()
+	return Envelope{
+		APIVersion: tm.Get(fieldByNumber(tm, 1)).String(),
+		Kind:       tm.Get(fieldByNumber(tm, 2)).String(),
+		Raw:        u.Get(fieldByNumber(u, 2)).Bytes(),
+	}, nil
+}
+
+// EncodeObject converts a JSON object of apiVersion/kind into a complete
+// protobuf body: magic, envelope, message.
+func (s *Schema) EncodeObject(apiVersion, kind string, js []byte) ([]byte, error) {
+	raw, err := s.Marshal(apiVersion, kind, js)
+	if err != nil {
+		return nil, err
+	}
+	return s.AppendEnvelope(make([]byte, 0, len(raw)+len(apiVersion)+len(kind)+16), apiVersion, kind, raw), nil
+}
+
+// DecodeObject converts a complete protobuf body into the object's JSON.
+// An envelope without apiVersion or kind takes the given defaults (the
+// path's, as Kubernetes' decoder does).
+func (s *Schema) DecodeObject(body []byte, defaultAPIVersion, defaultKind string) (Envelope, []byte, error) {
+	env, err := s.DecodeEnvelope(body)
+	if err != nil {
+		return env, nil, err
+	}
+	if env.APIVersion == "" {
+		env.APIVersion = defaultAPIVersion
+	}
+	if env.Kind == "" {
+		env.Kind = defaultKind
+	}
+	js, err := s.Unmarshal(env.APIVersion, env.Kind, env.Raw)
+	return env, js, err
+}
+
+// AppendWatchFrame appends one protobuf watch frame: a 4-byte big-endian
+// length, then the bare meta/v1 WatchEvent {string type = 1; RawExtension
+// object = 2 {bytes raw = 1}} whose raw is object, the object's complete
+// body (magic and envelope included).
+func (s *Schema) AppendWatchFrame(dst []byte, eventType string, object []byte) []byte {
+	ev := dynamicpb.NewMessage(s.messageDesc(metaPackage + ".WatchEvent"))
+	ev.Set(fieldByNumber(ev, 1), protoreflect.ValueOfString(eventType))
+	obj := ev.Mutable(fieldByNumber(ev, 2)).Message()
+	obj.Set(fieldByNumber(obj, 1), protoreflect.ValueOfBytes(object))
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst, _ = proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, ev)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst
+}
+
+// WatchEvent is one decoded protobuf watch frame.
+type WatchEvent struct {
+	Type string
+	// Object is the event object's complete body (magic and envelope).
+	Object []byte
+}
+
+// MaxFrameSize bounds one watch frame, as client-go's length-delimited
+// reader bounds it.
+const MaxFrameSize = 16 << 20
+
+// ReadWatchFrame reads one frame from r. io.EOF means the stream ended
+// cleanly between frames.
+func (s *Schema) ReadWatchFrame(r io.Reader) (WatchEvent, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return WatchEvent{}, err
+	}
+	size := binary.BigEndian.Uint32(n[:])
+	if size > MaxFrameSize {
+		return WatchEvent{}, fmt.Errorf("watch frame of %d bytes is larger than %d", size, MaxFrameSize)
+	}
+	buf := make([]byte, size)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return WatchEvent{}, fmt.Errorf("watch frame: %w", io.ErrUnexpectedEOF)
+	}
+	ev := dynamicpb.NewMessage(s.messageDesc(metaPackage + ".WatchEvent"))
+	if err := unmarshal(buf, ev); err != nil {
+		return WatchEvent{}, fmt.Errorf("watch frame: %w", err)
+	}
+	obj := ev.Get(fieldByNumber(ev, 2)).Message()
+	return WatchEvent{Type: ev.Get(fieldByNumber(ev, 1)).String(), Object: obj.Get(fieldByNumber(obj, 1)).Bytes()}, nil
+}
+
+// unmarshal decodes b into m. protobuf-go v1.36 panics on one malformed
+// map entry (a key field given twice, the second time with the wrong wire
+// type: "cannot convert nil to map key"); a request body must never crash
+// the server, so a panic is turned into an error here.
+func unmarshal(b []byte, m protoreflect.Message) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed protobuf: %v", r)
+		}
+	}()
+	return proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(b, m.Interface())
+}
