@@ -54,6 +54,13 @@ type Config struct {
 	// scheme it is http, or https when CAFile or Insecure is set. A path
 	// (a proxy's prefix) is kept in front of every request path.
 	Host string
+	// FailoverHosts are more servers of the same cluster (same scheme and
+	// path prefix as Host, other addresses). When the current server cannot
+	// be reached, a request goes to the next one, and the client stays
+	// there. Watches over TransportWebSocket always go to Host. client-go
+	// has no such thing: real clusters put a load balancer in front of
+	// their apiservers.
+	FailoverHosts []string
 	// BearerToken, if set, is sent as "Authorization: Bearer <token>".
 	BearerToken string
 	// CAFile is a PEM file of certificate authorities to trust for https.
@@ -102,22 +109,9 @@ func New(cfg Config) (*Client, error) {
 	if host == "" {
 		return nil, fmt.Errorf("client: Config.Host is empty")
 	}
-	if !strings.Contains(host, "://") {
-		scheme := "http://"
-		if cfg.CAFile != "" || cfg.Insecure {
-			scheme = "https://"
-		}
-		host = scheme + host
-	}
-	base, err := url.Parse(host)
+	base, err := parseHost(host, cfg.CAFile != "" || cfg.Insecure)
 	if err != nil {
-		return nil, fmt.Errorf("client: Config.Host %q: %w", cfg.Host, err)
-	}
-	if base.Scheme != "http" && base.Scheme != "https" {
-		return nil, fmt.Errorf("client: Config.Host %q: scheme must be http or https", cfg.Host)
-	}
-	if base.Host == "" {
-		return nil, fmt.Errorf("client: Config.Host %q has no host", cfg.Host)
+		return nil, fmt.Errorf("client: Config.Host: %w", err)
 	}
 	base.Path = strings.TrimSuffix(base.Path, "/")
 	base.RawQuery, base.Fragment = "", ""
@@ -149,6 +143,22 @@ func New(cfg Config) (*Client, error) {
 		// No Client.Timeout: it would cut every watch. Each call is
 		// bounded by its context instead.
 		httpClient = &http.Client{Transport: t}
+	}
+	if len(cfg.FailoverHosts) > 0 {
+		f := &failover{next: httpClient.Transport, hosts: []*url.URL{base}, tr: cfg.Tracer}
+		if f.next == nil {
+			f.next = http.DefaultTransport
+		}
+		for _, h := range cfg.FailoverHosts {
+			u, err := parseHost(h, cfg.CAFile != "" || cfg.Insecure)
+			if err != nil {
+				return nil, fmt.Errorf("client: Config.FailoverHosts: %w", err)
+			}
+			f.hosts = append(f.hosts, u)
+		}
+		hc := *httpClient
+		hc.Transport = f
+		httpClient = &hc
 	}
 	ua := cfg.UserAgent
 	if ua == "" {
