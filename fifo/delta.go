@@ -1,11 +1,19 @@
 package fifo
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"listwatch/api"
+)
 
 // DeltaType says what happened to an object.
 type DeltaType string
 
-// The delta types, as client-go's tools/cache names them.
+// The eight delta types, as client-go's tools/cache (delta_fifo.go) names
+// them. The first five carry one object; the last three, which only an
+// atomic RealFIFO queues (see Options.Atomic), carry a ReplacedAllInfo, a
+// SyncAllInfo or a BookmarkInfo.
 const (
 	// Added: the watch reported a new object.
 	Added DeltaType = "Added"
@@ -20,7 +28,34 @@ const (
 	Replaced DeltaType = "Replaced"
 	// Sync is emitted by a periodic resync: no change, just a reminder.
 	Sync DeltaType = "Sync"
+	// ReplacedAll is a whole re-list as one delta (Object is a
+	// ReplacedAllInfo). The consumer, not the queue, works out which cached
+	// objects the list lacks and turns them into tombstones when it pops it.
+	ReplacedAll DeltaType = "ReplacedAll"
+	// SyncAll is a whole periodic resync as one delta (Object is a
+	// SyncAllInfo): the consumer re-delivers every object it has cached.
+	SyncAll DeltaType = "SyncAll"
+	// Bookmark carries a resourceVersion the watch reached without any
+	// change (Object is a BookmarkInfo), so the consumer's cache can say
+	// how fresh it is.
+	Bookmark DeltaType = "Bookmark"
 )
+
+// ReplacedAllInfo is the Object of a ReplacedAll delta: the listed objects,
+// in list order, and the resourceVersion the list is consistent with.
+type ReplacedAllInfo struct {
+	ResourceVersion string
+	Objects         []*api.Object
+}
+
+// SyncAllInfo is the Object of a SyncAll delta. It carries nothing: the
+// consumer's cache is what gets re-delivered.
+type SyncAllInfo struct{}
+
+// BookmarkInfo is the Object of a Bookmark delta.
+type BookmarkInfo struct {
+	ResourceVersion string
+}
 
 // Delta is one change. Object is an *api.Object, or, for a Deleted delta
 // whose final state was missed while disconnected, a DeletedFinalStateUnknown.
@@ -62,10 +97,16 @@ func (d Deltas) types() string {
 	return b.String()
 }
 
-// describe is the delta's type, marked when it carries a tombstone.
+// describe is the delta's type, marked when it carries a tombstone or
+// stands for many objects.
 func (d Delta) describe() string {
-	if _, ok := d.Object.(DeletedFinalStateUnknown); ok {
+	switch o := d.Object.(type) {
+	case DeletedFinalStateUnknown:
 		return string(d.Type) + "(tombstone)"
+	case ReplacedAllInfo:
+		return fmt.Sprintf("%s(%s at rv %s)", d.Type, plural(len(o.Objects), "object"), o.ResourceVersion)
+	case BookmarkInfo:
+		return fmt.Sprintf("%s(rv %s)", d.Type, o.ResourceVersion)
 	}
 	return string(d.Type)
 }

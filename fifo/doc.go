@@ -7,35 +7,62 @@
 // The Reflector lists and watches and must never block on a slow consumer
 // for long; the informer wants to apply changes to its cache one at a time.
 // The queue decouples the two: the Reflector writes each event as a Delta
-// (Added, Updated, Deleted), a re-list as a Replace (Replaced deltas, plus a
-// Deleted tombstone, DeletedFinalStateUnknown, for every object the consumer
-// still has that the new list lacks, since its watch DELETED was missed), a
-// periodic resync as Sync deltas; the informer Pops them and updates its
-// cache inside Pop, under the queue's lock, so Replace never computes its
-// tombstones against a cache that is halfway through an item.
+// (Added, Updated, Deleted), a re-list as a Replace and a periodic resync as
+// a Resync; the informer Pops what was queued and updates its cache.
 //
-// # DeltaFIFO, then RealFIFO
+// # Three queues, oldest first
 //
-// DeltaFIFO is the queue client-go's informers used from the start. It is
-// keyed: all deltas for one object wait together under its key, the key
-// keeps its place in line as more arrive, and Pop hands over the whole list
-// at once. That bounds the queue by the number of objects rather than
-// events, and lets a consumer see everything that happened to an object
-// since it last looked. It also scrambles order across objects: after
-// add foo@10, bar@1, foo@11, foo@13, zab@30 the consumer gets foo's
+// This package has the three queues client-go's informers have used. The
+// informer package picks the newest by default; the other two stay
+// selectable, because the differences are the lesson (docs chapter 07 and
+// examples/11-queue-evolution run one re-list through all three).
+//
+// DeltaFIFO (until Kubernetes 1.33, and the queue the source articles
+// describe) is keyed: all deltas for one object wait together under its
+// key, the key keeps its place in line as more arrive, and Pop hands over
+// the whole list at once. That bounds the queue by the number of objects
+// rather than events, and lets a consumer see everything that happened to
+// an object since it last looked. It also scrambles order across objects:
+// after add foo@10, bar@1, foo@11, foo@13, zab@30 the consumer gets foo's
 // [10 11 13] before bar@1, though bar changed first. Code that relates
 // objects to each other (an owner and its dependants, or anything replaying
 // a server's history) sees states the server never had. Making up for that
 // grew special cases (which deltas to merge, Delete ignoring unknown keys,
-// Resync skipping queued keys, the bugs below).
+// Resync skipping queued keys, the bugs below). Replace queues a Replaced
+// delta under each listed key and a Deleted tombstone
+// (DeletedFinalStateUnknown) under each key the consumer still has that the
+// list lacks, at the back of the line; Pop runs the consumer under the
+// queue's lock, so Replace never computes its tombstones against a cache
+// that is halfway through an item.
 //
-// RealFIFO, client-go's informer queue since Kubernetes 1.33, drops the
-// merging: every delta is kept in arrival order and popped on its own, so
-// the consumer replays exactly what the Reflector saw (10, 1, 11, 13, 30).
-// Replace and Resync keep their meaning. Both queues implement Queue, so an
-// informer can take either; the shared tests in this package show the
-// difference side by side. (client-go's RealFIFO can also batch pops and emit
-// a whole re-list as one delta; those options are left out here.)
+// RealFIFO (client-go's informer queue from 1.33, feature InOrderInformers)
+// drops the merging: every delta is kept in arrival order and popped on its
+// own, so the consumer replays exactly what the Reflector saw (10, 1, 11,
+// 13, 30). Replace queues the tombstones first (for queued keys the list
+// lacks, then for cached ones), then one Replaced delta per listed object;
+// Resync queues a Sync delta for each cached key with nothing queued. It
+// still reads the consumer's cache (KnownObjects) to do so, so Pop still
+// holds the lock while the consumer works.
+//
+// The atomic RealFIFO (client-go's default since 1.36: features AtomicFIFO
+// and UnlockWhileProcessingFIFO, beta and on; Options.Atomic and
+// Options.UnlockWhileProcessing here) stops reading the consumer's cache at
+// all. Replace queues one ReplacedAll delta carrying the whole list; the
+// consumer, when it pops it, works out the tombstones against its own cache
+// (which by then holds every earlier delta), swaps the cache's content for
+// the list in one step and only then tells handlers: deletions first, then
+// each listed object. Handlers therefore never see a cache that is half old
+// list, half new. Resync queues one SyncAll delta (the consumer re-delivers
+// every cached object), a BOOKMARK becomes a Bookmark delta, and since the
+// queue no longer shares state with the consumer, Pop releases its lock
+// while the consumer processes, so the Reflector is not held up by a slow
+// handler. That makes eight delta types: Added, Updated, Deleted, Replaced,
+// Sync, ReplacedAll, SyncAll, Bookmark.
+//
+// All three implement Queue; the shared tests in this package show the
+// differences side by side. (client-go's RealFIFO can also pop batches of
+// deltas for distinct keys, InOrderInformersBatchProcess; that is left out
+// here.)
 //
 // # Two bugs DeltaFIFO had to fix
 //
@@ -63,12 +90,16 @@
 //
 //   - k8s.io/client-go/tools/cache/delta_fifo.go: DeltaFIFO, Delta, Deltas,
 //     DeletedFinalStateUnknown, the delta types.
-//   - k8s.io/client-go/tools/cache/the_real_fifo.go: RealFIFO.
+//   - k8s.io/client-go/tools/cache/the_real_fifo.go: RealFIFO (with
+//     RealFIFOOptions.AtomicEvents, UnlockWhileProcessing and
+//     EmitDeltaTypeBookmark), ReplacedAllInfo, SyncAllInfo, BookmarkInfo.
 //   - k8s.io/client-go/tools/cache/fifo.go: the Queue interface and
 //     ErrFIFOClosed (ErrClosed here).
 //
 // Differences from client-go: objects are always *api.Object keyed by
 // "namespace/name" (no pluggable key or transform functions), Pop takes a
 // context, Replace always emits Replaced (client-go needs an option for it),
-// and a list with an unkeyable object is refused whole.
+// a list with an unkeyable object is refused whole, and options that
+// client-go rejects with a panic (KnownObjects or UnlockWhileProcessing
+// with the wrong Atomic setting) are ignored as documented on Options.
 package fifo

@@ -26,6 +26,21 @@ type Options struct {
 	// resync, and DeltaFIFO's Delete trusts deletions of cached keys. May be
 	// nil: the queue then knows only what it holds.
 	KnownObjects KnownObjects
+	// Atomic (RealFIFO only) is client-go's AtomicFIFO, on by default since
+	// Kubernetes 1.36: Replace queues the whole list as one ReplacedAll
+	// delta and Resync queues one SyncAll delta, and the consumer works out
+	// tombstones and re-deliveries against its own cache when it pops them.
+	// The queue then never reads KnownObjects (it is ignored), which is
+	// what allows UnlockWhileProcessing. Bookmark queues Bookmark deltas.
+	Atomic bool
+	// UnlockWhileProcessing (RealFIFO with Atomic only; ignored otherwise)
+	// is client-go's UnlockWhileProcessingFIFO, on by default since 1.36:
+	// Pop releases the queue's lock while process runs, so the Reflector
+	// can keep queueing while a handler works, unless the queue already
+	// holds unlockBelow deltas (then the lock is kept, which holds the
+	// Reflector back instead of letting the queue grow without bound).
+	// Only one goroutine may Pop.
+	UnlockWhileProcessing bool
 	// Tracer narrates each queued and popped delta; nil is silent.
 	Tracer *narrate.Tracer
 }
@@ -37,12 +52,15 @@ type Queue interface {
 	Update(obj *api.Object) error
 	Delete(obj *api.Object) error
 	// Replace is a re-list: Replaced deltas for every listed object and
-	// tombstones for known keys the list no longer has.
+	// tombstones for known keys the list no longer has, or (atomic
+	// RealFIFO) one ReplacedAll delta.
 	Replace(list []*api.Object, resourceVersion string) error
-	// Resync queues Sync deltas for known keys with nothing queued.
+	// Resync queues Sync deltas for known keys with nothing queued, or
+	// (atomic RealFIFO) one SyncAll delta.
 	Resync() error
 	// Pop blocks until an item is ready, then calls process with its deltas
-	// while no other Pop runs. isInInitialList is true while the items from
+	// while no other Pop runs (and, unless the queue unlocks while
+	// processing, while nothing can be queued). isInInitialList is true while the items from
 	// the first Replace are being popped. Returns ErrClosed after Close
 	// (once what was queued has been popped) or ctx.Err() when ctx is done.
 	// An error from process is returned.

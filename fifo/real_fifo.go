@@ -12,15 +12,25 @@ import (
 // RealFIFO is client-go's tools/cache/the_real_fifo.go: every delta is kept,
 // in the order it arrived, and Pop hands them out one at a time. Nothing is
 // merged per key, so a consumer sees changes to different objects in the
-// order the server made them. client-go's informers use it since 1.33.
+// order the server made them. client-go's informers use it since 1.33; since
+// 1.36 in its atomic form (Options.Atomic, Options.UnlockWhileProcessing).
 type RealFIFO struct {
 	core
 	items []Delta
+	// atomic and unlock are Options.Atomic and Options.UnlockWhileProcessing.
+	atomic, unlock bool
 }
 
-// NewRealFIFO returns the in-order queue client-go's informers use since 1.33.
+// NewRealFIFO returns the in-order queue client-go's informers use since
+// 1.33. With opts.Atomic it is the 1.36 queue: KnownObjects is then ignored
+// (the consumer reconciles re-lists itself).
 func NewRealFIFO(opts Options) *RealFIFO {
-	return &RealFIFO{core: newCore(opts)}
+	f := &RealFIFO{core: newCore(opts), atomic: opts.Atomic}
+	if f.atomic {
+		f.known = nil
+		f.unlock = opts.UnlockWhileProcessing
+	}
+	return f
 }
 
 // Add queues an Added delta for obj.
@@ -50,11 +60,15 @@ func (f *RealFIFO) queueLocked(key string, d Delta) {
 	f.items = append(f.items, d)
 	f.wakeLocked()
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "queued %s %s (%s in line)", d.describe(), key, plural(len(f.items), "delta"))
+		if key != "" {
+			key = " " + key
+		}
+		f.tr.Printf(narrate.DeltaFIFO, "queued %s%s (%s in line)", d.describe(), key, plural(len(f.items), "delta"))
 	}
 }
 
-// Replace is a re-list at resourceVersion. First, tombstones: for every
+// Replace is a re-list at resourceVersion. An atomic RealFIFO queues it as
+// one ReplacedAll delta (see replaceAtomicLocked). Otherwise, first, tombstones: for every
 // queued key the list lacks whose newest queued delta is not already a
 // Deleted (the tombstone holds that newest object), then for every
 // KnownObjects key the list lacks with nothing queued (holding the cached
@@ -69,6 +83,10 @@ func (f *RealFIFO) Replace(list []*api.Object, resourceVersion string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.atomic {
+		f.replaceAtomicLocked(list, resourceVersion)
+		return nil
+	}
 
 	// The newest queued delta of each queued key, keys in first-seen order.
 	var queuedKeys []string
@@ -125,10 +143,16 @@ func (f *RealFIFO) tombstoneLocked(key string, ts DeletedFinalStateUnknown, rv, 
 
 // Resync queues a Sync delta for every KnownObjects key with nothing queued,
 // for the same reason as DeltaFIFO.Resync: a queued delta is newer than the
-// cache. Without KnownObjects Resync does nothing.
+// cache. Without KnownObjects Resync does nothing. An atomic RealFIFO
+// queues one SyncAll delta instead.
 func (f *RealFIFO) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.atomic {
+		f.queueLocked("", Delta{Type: SyncAll, Object: SyncAllInfo{}})
+		f.tr.Printf(narrate.DeltaFIFO, "resync: one SyncAll delta (the informer re-delivers every cached object)")
+		return nil
+	}
 	if f.known == nil {
 		return nil
 	}
@@ -160,8 +184,11 @@ func (f *RealFIFO) Resync() error {
 
 // Pop waits for the oldest delta, removes it, and calls process with it
 // alone (a Deltas of length one). As with DeltaFIFO, process runs under the
-// queue's lock and must not call back into the queue; the delta is gone even
-// if process fails, and its error is returned as is.
+// queue's lock and must not call back into the queue, unless the queue was
+// built with Atomic and UnlockWhileProcessing: then the lock is released
+// while process runs (see Options.UnlockWhileProcessing) and only one
+// goroutine may Pop. The delta is gone even if process fails, and its error
+// is returned as is.
 func (f *RealFIFO) Pop(ctx context.Context, process func(deltas Deltas, isInInitialList bool) error) error {
 	if err := checkPopArgs(ctx, process); err != nil {
 		return err
@@ -175,12 +202,13 @@ func (f *RealFIFO) Pop(ctx context.Context, process func(deltas Deltas, isInInit
 	f.items[0] = Delta{} // the backing array must not keep the object alive
 	f.items = f.items[1:]
 	initial := !f.hasSynced
+	// Counted down only once process is done, so HasSynced never turns
+	// true while the last initial item is still being handled.
 	defer f.poppedLocked()
 	if f.tr.Enabled() {
-		key, _ := KeyOf(d.Object)
-		f.tr.Printf(narrate.DeltaFIFO, "popped %s %s (%s%s left)", d.describe(), key, initialNote(initial), plural(len(f.items), "delta"))
+		f.tr.Printf(narrate.DeltaFIFO, "popped %s%s (%s%s left)", d.describe(), keySuffix(d), initialNote(initial), plural(len(f.items), "delta"))
 	}
-	return process(Deltas{d}, initial)
+	return f.processLocked(func() error { return process(Deltas{d}, initial) })
 }
 
 // HasSynced is true once the first Replace's deltas have all been popped,

@@ -16,15 +16,21 @@
 //	                           └► ResourceEventHandler          unbounded ring (ring.go)
 //
 // The Reflector lists and watches and writes deltas into the queue; the
-// informer pops each key's (DeltaFIFO) or each delta's (RealFIFO, the
-// default since Kubernetes 1.33) changes and, for each, updates the
-// Indexer and then hands a notification to every handler's listener. A
-// listener never makes the informer wait: it parks notifications in its
-// own unbounded buffer while its handler is busy, so a slow handler only
-// grows its own backlog (Backlog and ResourceEventHandlerRegistration.
-// Pending show it; client-go has no such gauge). Handlers therefore must
-// not assume they are in step with the cache: the cache is always at
-// least as new as the notification being handled.
+// informer pops them and, for each, updates the Indexer and then hands a
+// notification to every handler's listener (ProcessDeltas, client-go's
+// processDeltas). The default queue is client-go's since Kubernetes 1.36:
+// an atomic RealFIFO, where a re-list arrives as one ReplacedAll delta that
+// the informer turns into tombstones against its cache, swaps into the
+// cache in one step, and only then announces (deletions first), and whose
+// lock is released while the informer works. Options.Queue selects the
+// 1.33 RealFIFO or the classic DeltaFIFO instead. A listener never makes
+// the informer wait: three goroutines per handler (pop, run, watchSynced)
+// park notifications in its own unbounded buffer while its handler is
+// busy, so a slow handler only grows its own backlog (Backlog and
+// ResourceEventHandlerRegistration.Pending show it; client-go has no such
+// gauge). Handlers therefore must not assume they are in step with the
+// cache: the cache is always at least as new as the notification being
+// handled.
 //
 // Details kept from client-go: an update whose old and new objects have
 // the same resourceVersion is a resync (or a re-list re-delivering an
@@ -43,7 +49,8 @@
 //
 // It mirrors k8s.io/client-go/tools/cache: shared_informer.go
 // (sharedIndexInformer, sharedProcessor, processorListener), controller.go
-// (controller.Run, processLoop, processDeltas, ResourceEventHandler,
+// (controller.Run, processLoop, processDeltas, processReplacedAllInfo,
+// newQueueFIFO, ResourceEventHandler,
 // ResourceEventHandlerFuncs), thread_safe_store.go and index.go (the
 // Indexer), store.go, synctrack/ (per-handler HasSynced), and
 // k8s.io/client-go/informers/factory.go (SharedInformerFactory), with

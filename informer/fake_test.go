@@ -116,6 +116,14 @@ func (s *fakeServer) remove(ns, name string, tell bool) {
 	}
 }
 
+// bookmark sends every open watch a BOOKMARK at the current revision.
+func (s *fakeServer) bookmark() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := &api.Object{APIVersion: "v1", Kind: "ConfigMap", Metadata: api.ObjectMeta{ResourceVersion: strconv.Itoa(s.rv)}}
+	s.broadcastLocked(api.Event{Type: api.Bookmark, Object: b})
+}
+
 // expire ends every open watch with a 410 ERROR event.
 func (s *fakeServer) expire() {
 	s.mu.Lock()

@@ -25,7 +25,10 @@ type Indexer struct {
 	items    map[string]*api.Object
 	indexers Indexers
 	indices  map[string]index // index name → value → keys
-	tr       *narrate.Tracer
+	// rv is the resourceVersion of the last list, object or bookmark
+	// applied (client-go's threadSafeMap.rv).
+	rv string
+	tr *narrate.Tracer
 }
 
 var _ fifo.KnownObjects = (*Indexer)(nil)
@@ -56,6 +59,7 @@ func (x *Indexer) store(verb string, obj *api.Object) error {
 	x.mu.Lock()
 	old := x.items[key]
 	x.items[key] = obj
+	x.rv = obj.Metadata.ResourceVersion
 	err = x.updateIndicesLocked(key, old, obj)
 	n := len(x.items)
 	x.mu.Unlock()
@@ -72,7 +76,26 @@ func (x *Indexer) Delete(obj *api.Object) error {
 		return fmt.Errorf("indexer: %w", err)
 	}
 	x.deleteKey(key)
+	x.mu.Lock()
+	x.rv = obj.Metadata.ResourceVersion
+	x.mu.Unlock()
 	return nil
+}
+
+// Bookmark records that the cache is up to date at resourceVersion.
+func (x *Indexer) Bookmark(resourceVersion string) {
+	x.mu.Lock()
+	x.rv = resourceVersion
+	x.mu.Unlock()
+	x.tr.Printf(narrate.Indexer, "bookmark rv=%s", resourceVersion)
+}
+
+// ResourceVersion is the resourceVersion of the last list, object or
+// bookmark the cache applied.
+func (x *Indexer) ResourceVersion() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.rv
 }
 
 // deleteKey removes key, for tombstones that carry only a key.
@@ -104,6 +127,7 @@ func (x *Indexer) Replace(list []*api.Object, resourceVersion string) error {
 	}
 	x.mu.Lock()
 	x.items = items
+	x.rv = resourceVersion
 	var errs []error
 	for name := range x.indices {
 		x.indices[name] = index{}

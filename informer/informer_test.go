@@ -16,7 +16,7 @@ import (
 	"listwatch/reflector"
 )
 
-var queueKinds = []QueueKind{RealFIFO, DeltaFIFO}
+var queueKinds = QueueKinds()
 
 // runInformer runs inf until the test ends, then checks Run returned and
 // left no goroutine behind.
@@ -309,13 +309,17 @@ func TestHasSyncedWaitsForTheFirstList(t *testing.T) {
 }
 
 func TestEmptyFirstListSyncs(t *testing.T) {
-	t.Cleanup(leakcheck.Check(t))
-	inf := newInformer(t, newFakeServer(), Options{Queue: DeltaFIFO})
-	reg, err := inf.AddEventHandler(newRecorder())
-	require.NoError(t, err)
-	runInformer(t, inf)
-	waitSynced(t, inf)
-	waitSynced(t, reg)
+	for _, kind := range queueKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Cleanup(leakcheck.Check(t))
+			inf := newInformer(t, newFakeServer(), Options{Queue: kind})
+			reg, err := inf.AddEventHandler(newRecorder())
+			require.NoError(t, err)
+			runInformer(t, inf)
+			waitSynced(t, inf)
+			waitSynced(t, reg)
+		})
+	}
 }
 
 func TestWatchErrorHandlerSeesForbidden(t *testing.T) {
@@ -392,4 +396,30 @@ func TestCustomQueueConstructor(t *testing.T) {
 	runInformer(t, inf)
 	waitSynced(t, inf)
 	assert.Len(t, built, 1)
+}
+
+// The cache's own resourceVersion follows lists, objects and (only through
+// the atomic queue) bookmarks; with the older queues it stays "", as in
+// client-go without AtomicFIFO.
+func TestLastStoreSyncResourceVersion(t *testing.T) {
+	for _, kind := range queueKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Cleanup(leakcheck.Check(t))
+			srv := newFakeServer()
+			srv.set("ns", "a", "") // 101
+			inf := newInformer(t, srv, Options{Queue: kind})
+			runInformer(t, inf)
+			waitSynced(t, inf)
+			srv.waitWatch(t)
+			srv.remove("ns", "a", false) // 102, unseen
+			srv.bookmark()
+			require.Eventually(t, func() bool { return inf.LastSyncResourceVersion() == "102" }, waitTimeout, time.Millisecond)
+			want := ""
+			if kind == AtomicFIFO {
+				want = "102"
+			}
+			require.Eventually(t, func() bool { return inf.LastStoreSyncResourceVersion() == want }, waitTimeout, time.Millisecond)
+			assert.Equal(t, want, inf.LastStoreSyncResourceVersion())
+		})
+	}
 }

@@ -28,15 +28,18 @@ type ResourceEventHandlerRegistration interface {
 }
 
 // processorListener relays notifications to one handler (client-go's
-// processorListener). Two goroutines and an unbounded ring sit between the
-// informer and the handler:
+// processorListener). Three goroutines run per listener, as in client-go:
+// pop and run, with an unbounded ring between them, carry notifications
+// from the informer to the handler:
 //
 //	add ──addCh──► pop [ring] ──nextCh──► run ──► handler.OnAdd/OnUpdate/OnDelete
 //
 // add hands a notification to pop, which is always ready to take it: it
 // either passes it straight on to run or, if run is busy in the handler,
 // parks it in the ring. So a slow handler only makes its own ring grow; it
-// never blocks the informer, and never delays another handler.
+// never blocks the informer, and never delays another handler. The third,
+// watchSynced, waits for the informer to sync and then tells the
+// listener's sync tracker, so HasSynced can also wait for this handler.
 type processorListener struct {
 	name    string
 	handler ResourceEventHandler

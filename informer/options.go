@@ -13,15 +13,30 @@ import (
 // QueueKind names the queue between the Reflector and HandleDeltas.
 type QueueKind string
 
-// The two queues package fifo provides.
+// The three queues client-go's informers have used, oldest last. Each is
+// a package fifo queue; see docs/07-deltafifo.md for how they differ and
+// why Kubernetes moved from one to the next.
 const (
-	// RealFIFO keeps every delta in arrival order; client-go's informers
-	// use it since Kubernetes 1.33. The default.
+	// AtomicFIFO is a fifo.RealFIFO with Atomic and UnlockWhileProcessing:
+	// a re-list is one ReplacedAll delta whose tombstones the informer
+	// computes when it pops it, a resync one SyncAll delta, and the queue
+	// is unlocked while the informer handles a delta. client-go's default
+	// since Kubernetes 1.36 (feature gates AtomicFIFO and
+	// UnlockWhileProcessingFIFO, beta, on). The default here.
+	AtomicFIFO QueueKind = "AtomicFIFO"
+	// RealFIFO is the 1.33-1.35 queue (InOrderInformers without
+	// AtomicFIFO): every delta in arrival order, a re-list queued as
+	// tombstones then one Replaced delta per object, computed by the queue
+	// against the informer's cache, and the lock held while processing.
 	RealFIFO QueueKind = "RealFIFO"
 	// DeltaFIFO merges the deltas of each key and keeps the key's place in
-	// line: the classic informer queue.
+	// line: the informer queue until 1.33, and the one the source articles
+	// describe.
 	DeltaFIFO QueueKind = "DeltaFIFO"
 )
+
+// QueueKinds lists every queue kind, newest first.
+func QueueKinds() []QueueKind { return []QueueKind{AtomicFIFO, RealFIFO, DeltaFIFO} }
 
 // TransformFunc rewrites an object before it is queued and cached, e.g. to
 // drop fields a program never reads and save memory (client-go's
@@ -38,7 +53,7 @@ type Options struct {
 	ResyncPeriod time.Duration
 	// Indexers are extra indexes; the namespace index is always there.
 	Indexers Indexers
-	// Queue picks the queue: RealFIFO (default) or DeltaFIFO.
+	// Queue picks the queue: AtomicFIFO (default), RealFIFO or DeltaFIFO.
 	Queue QueueKind
 	// NewQueue, if set, builds the queue instead (overrides Queue).
 	NewQueue func(fifo.Options) fifo.Queue

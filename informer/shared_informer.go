@@ -23,7 +23,7 @@ import (
 // HandleDeltas, which first updates the Indexer and then gives each
 // handler's listener a notification:
 //
-//	Reflector ──► queue (RealFIFO or DeltaFIFO) ──Pop──► handleDeltas ──► Indexer
+//	Reflector ──► queue (AtomicFIFO, RealFIFO or DeltaFIFO) ──Pop──► handleDeltas ──► Indexer
 //	                                                          └──► sharedProcessor ──► listener ──► handler
 //
 // One informer per resource is meant to be shared by every part of a
@@ -62,9 +62,9 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, opts Options) (*SharedIn
 		return nil, errors.New("informer: nil ListerWatcher")
 	}
 	switch opts.Queue {
-	case "", RealFIFO, DeltaFIFO:
+	case "", AtomicFIFO, RealFIFO, DeltaFIFO:
 	default:
-		return nil, fmt.Errorf("informer: unknown queue kind %q (want %q or %q)", opts.Queue, RealFIFO, DeltaFIFO)
+		return nil, fmt.Errorf("informer: unknown queue kind %q (want one of %q)", opts.Queue, QueueKinds())
 	}
 	for name, fn := range opts.Indexers {
 		if fn == nil {
@@ -153,18 +153,23 @@ func (s *SharedIndexInformer) runController(ctx context.Context, r *reflector.Re
 	}
 }
 
+// newQueue builds the queue as client-go's newQueueFIFO does: the atomic
+// queue is not given the cache (it never reads it), the older two are.
 func (s *SharedIndexInformer) newQueue() fifo.Queue {
 	qopts := fifo.Options{KnownObjects: s.indexer, Tracer: s.tr}
 	if s.opts.NewQueue != nil {
 		if q := s.opts.NewQueue(qopts); q != nil {
 			return q
 		}
-		s.tr.Printf(narrate.Processor, "%s: NewQueue returned nil; using a RealFIFO", s.name)
+		s.tr.Printf(narrate.Processor, "%s: NewQueue returned nil; using the default queue", s.name)
 	}
-	if s.opts.Queue == DeltaFIFO {
+	switch s.opts.Queue {
+	case DeltaFIFO:
 		return fifo.NewDeltaFIFO(qopts)
+	case RealFIFO:
+		return fifo.NewRealFIFO(qopts)
 	}
-	return fifo.NewRealFIFO(qopts)
+	return fifo.NewRealFIFO(fifo.Options{Atomic: true, UnlockWhileProcessing: true, Tracer: s.tr})
 }
 
 // checkSynced closes synced once the queue says the first list is through.
@@ -177,54 +182,35 @@ func (s *SharedIndexInformer) checkSynced(q fifo.Queue) {
 	}
 }
 
-// handleDeltas is client-go's HandleDeltas/processDeltas: for each delta,
-// oldest first, update the Indexer, then notify the handlers.
+// handleDeltas is client-go's sharedIndexInformer.HandleDeltas: apply the
+// deltas to the Indexer and hand each resulting call to the processor,
+// with blockDeltas held so a handler joining meanwhile sees each object
+// exactly once.
 func (s *SharedIndexInformer) handleDeltas(deltas fifo.Deltas, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	var errs []error
-	for _, d := range deltas {
-		switch d.Type {
-		case fifo.Sync, fifo.Replaced, fifo.Added, fifo.Updated:
-			obj, ok := d.Object.(*api.Object)
-			if !ok || obj == nil {
-				errs = append(errs, fmt.Errorf("informer: %s delta carries %T, not an object", d.Type, d.Object))
-				continue
-			}
-			if old, exists := s.indexer.Get(obj); exists {
-				if err := s.indexer.Update(obj); err != nil {
-					errs = append(errs, err) // still cached; tell the handlers
-				}
-				// Same resourceVersion: nothing changed, this is a resync
-				// (or a re-list re-delivering it), and only handlers due
-				// for a resync want it.
-				isSync := old.Metadata.ResourceVersion == obj.Metadata.ResourceVersion
-				s.processor.distribute(notification{kind: updateNotification, oldObj: old, newObj: obj}, isSync)
-			} else {
-				if err := s.indexer.Add(obj); err != nil {
-					errs = append(errs, err)
-				}
-				s.processor.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
-			}
-		case fifo.Deleted:
-			switch o := d.Object.(type) {
-			case *api.Object:
-				if err := s.indexer.Delete(o); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-			case fifo.DeletedFinalStateUnknown:
-				s.indexer.deleteKey(o.Key)
-			default:
-				errs = append(errs, fmt.Errorf("informer: Deleted delta carries %T", d.Object))
-				continue
-			}
-			s.processor.distribute(notification{kind: deleteNotification, deleted: d.Object}, false)
-		default:
-			errs = append(errs, fmt.Errorf("informer: unknown delta type %q", d.Type))
-		}
-	}
-	return errors.Join(errs...)
+	return ProcessDeltas(s.indexer, distributor{s.processor}, deltas, isInInitialList)
+}
+
+// distributor is the ResourceEventHandler the informer gives
+// ProcessDeltas: each call becomes a notification for every listener
+// (client-go's sharedIndexInformer OnAdd, OnUpdate, OnDelete).
+type distributor struct{ p *sharedProcessor }
+
+func (d distributor) OnAdd(obj *api.Object, isInInitialList bool) {
+	d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
+}
+
+// OnUpdate with the same resourceVersion on both sides is a resync (or a
+// re-list re-delivering an unchanged object): only handlers due for a
+// resync want it.
+func (d distributor) OnUpdate(old, obj *api.Object) {
+	isSync := old.Metadata.ResourceVersion == obj.Metadata.ResourceVersion
+	d.p.distribute(notification{kind: updateNotification, oldObj: old, newObj: obj}, isSync)
+}
+
+func (d distributor) OnDelete(obj any) {
+	d.p.distribute(notification{kind: deleteNotification, deleted: obj}, false)
 }
 
 // AddEventHandler registers h with the informer's default resync period.
@@ -367,6 +353,20 @@ func (s *SharedIndexInformer) SetWatchErrorHandler(h func(r *reflector.Reflector
 	return nil
 }
 
+// LastStoreSyncResourceVersion is the resourceVersion the cache has been
+// brought up to: the last list's, object's or bookmark's it applied
+// (client-go's Store.LastStoreSyncResourceVersion). Unlike the Reflector's
+// LastSyncResourceVersion it never runs ahead of what handlers can read.
+// Like client-go it is "" unless the queue is AtomicFIFO: only that queue
+// hands the cache whole lists and bookmarks in the order they arrived
+// (DeltaFIFO reorders, and neither older queue passes bookmarks on).
+func (s *SharedIndexInformer) LastStoreSyncResourceVersion() string {
+	if s.opts.NewQueue != nil || (s.opts.Queue != "" && s.opts.Queue != AtomicFIFO) {
+		return ""
+	}
+	return s.indexer.ResourceVersion()
+}
+
 // LastSyncResourceVersion is the Reflector's; "" before Run.
 func (s *SharedIndexInformer) LastSyncResourceVersion() string {
 	s.mu.Lock()
@@ -437,6 +437,15 @@ func (f *queueFeeder) Replace(list []*api.Object, rv string) error {
 }
 
 func (f *queueFeeder) Resync() error { return f.q.Resync() }
+
+// Bookmark passes a BOOKMARK's resourceVersion to a queue that takes them
+// (an atomic RealFIFO), as client-go's ReflectorBookmarkStore.
+func (f *queueFeeder) Bookmark(resourceVersion string) error {
+	if b, ok := f.q.(interface{ Bookmark(string) error }); ok {
+		return b.Bookmark(resourceVersion)
+	}
+	return nil
+}
 
 // transform applies Options.Transform. If it fails, the object goes on as
 // received (nothing is lost) and the error is returned, so the Reflector

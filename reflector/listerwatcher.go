@@ -35,3 +35,12 @@ type Store interface {
 	// stores without consumers to remind).
 	Resync() error
 }
+
+// BookmarkStore is a Store that also wants the resourceVersion of each
+// BOOKMARK event (client-go's ReflectorBookmarkStore): an atomic
+// fifo.RealFIFO queues it, so the informer's cache can tell how fresh it
+// is. The Reflector checks for it; a plain Store is not told.
+type BookmarkStore interface {
+	Store
+	Bookmark(resourceVersion string) error
+}

@@ -194,6 +194,9 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w client.W
 				if obj.Metadata.Annotations[api.InitialEventsEndAnnotation] == "true" {
 					initialEventsEnd = true
 				}
+				if bs, ok := store.(BookmarkStore); ok {
+					serr = bs.Bookmark(rv)
+				}
 			default:
 				r.reportError(fmt.Errorf("%s: unknown watch event type %q, skipped", r.name, ev.Type))
 				continue

@@ -6,7 +6,7 @@
 //
 // Then, with nothing changing, the informer's resync re-delivers every
 // cached object to both handlers as OnUpdate(old, new) with old and new the
-// same resourceVersion: a Sync, a reminder to re-check, not a change.
+// same resourceVersion: a resync, a reminder to re-check, not a change.
 //
 //	go run ./examples/08-slow-handler
 package main
@@ -158,7 +158,7 @@ func run(p *demo.Printer, delay time.Duration, changes int, resync time.Duration
 	fast.quiet.Store(false)
 	slow.quiet.Store(false)
 
-	p.Section("2. nothing changes: the resync re-delivers each cached object, as a Sync")
+	p.Section("2. nothing changes: the resync re-delivers each cached object (one SyncAll delta)")
 	syncDeadline := time.After(3*resync + time.Duration(len(names))*delay + 10*time.Second)
 	for fast.syncs.Load() < int64(len(names)) || slow.syncs.Load() < int64(len(names)) {
 		select {
