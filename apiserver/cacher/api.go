@@ -111,6 +111,9 @@ type WatchOptions struct {
 	Deadline time.Time
 	// Description is shown in the debug view (e.g. the client's user agent).
 	Description string
+	// Transport is how the watch is written, "chunked" or "websocket", for
+	// the debug view.
+	Transport string
 }
 
 // Stats is a snapshot for the debug view.
@@ -148,6 +151,7 @@ type WatcherStat struct {
 	Label       string    `json:"labelSelector,omitempty"`
 	Field       string    `json:"fieldSelector,omitempty"`
 	Description string    `json:"description,omitempty"`
+	Transport   string    `json:"transport,omitempty"`
 	Started     time.Time `json:"started"`
 	// StartRevision is the revision the watch is served from: events at or
 	// below it are never sent, and bookmarks wait until the cache passes it.
@@ -159,4 +163,7 @@ type WatcherStat struct {
 	// or replayed events still to send.
 	Buffered  int `json:"buffered"`
 	BufferCap int `json:"bufferCap"`
+	// BookmarksSent counts the BOOKMARKs queued for the watcher: periodic,
+	// before its deadline, and the one ending a watch-list's initial events.
+	BookmarksSent int64 `json:"bookmarksSent"`
 }

@@ -97,8 +97,13 @@ func (d *dispatcher) bookmarks(now time.Time) {
 		if behind {
 			continue
 		}
+		// Counted before it is queued, so whoever reads the bookmark sees it
+		// counted; taken back if it was not queued.
+		w.bookmarks.Add(1)
 		if w.push(c.bookmarkFrame(d.rev), d.rev, false) == pushed {
 			sent++
+		} else {
+			w.bookmarks.Add(-1)
 		}
 	}
 	clear(d.watchers)

@@ -73,6 +73,9 @@ type CacheWatcher struct {
 	// number of replay events not yet looked at, for the debug view.
 	sent       atomic.Int64
 	replayLeft atomic.Int64
+	// bookmarks counts the BOOKMARK frames queued for this watcher, for
+	// the debug view.
+	bookmarks atomic.Int64
 }
 
 // queued is one frame in a watcher's queue.
@@ -247,6 +250,7 @@ func (w *CacheWatcher) nextReplay(buf [][]byte) [][]byte {
 		if rev := w.endBookmarkRev; rev > 0 {
 			w.endBookmarkRev = 0
 			buf = append(buf, w.c.initialEventsEndFrame(rev))
+			w.bookmarks.Add(1)
 			sent = max(sent, rev)
 			if w.c.tr.Enabled() {
 				w.c.tr.Printf(narrate.WatchCache, "%s: watch %d: initial events sent, BOOKMARK rev %d (initial-events-end)", w.c.name, w.id, rev)

@@ -170,6 +170,13 @@ func TestBookmarks(t *testing.T) {
 		}
 		// Three bookmark rounds went by: b, which did not ask, got none.
 		assert.False(t, b.Pending())
+		// The debug view counts them per watcher.
+		sent := map[int64]int64{}
+		for _, ws := range e.c.Stats().Watchers {
+			sent[ws.ID] = ws.BookmarksSent
+		}
+		assert.GreaterOrEqual(t, sent[a.ID()], int64(3))
+		assert.Zero(t, sent[b.ID()])
 
 		// The bookmark is exactly the recorded shape.
 		recorded := fixtureLines(t, "watch-bookmarks-timeout5.jsonl")

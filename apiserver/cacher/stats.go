@@ -37,12 +37,14 @@ func (c *Cacher) Stats() Stats {
 			Label:          w.opts.Label.String(),
 			Field:          w.opts.Field.String(),
 			Description:    w.opts.Description,
+			Transport:      w.opts.Transport,
 			Started:        w.started,
 			StartRevision:  w.startRev,
 			LastRevision:   w.sent.Load(),
 			AllowBookmarks: w.opts.AllowBookmarks,
 			Buffered:       w.buffered(),
 			BufferCap:      c.cfg.WatcherBuffer,
+			BookmarksSent:  w.bookmarks.Load(),
 		})
 	}
 	slices.SortFunc(s.Watchers, func(a, b WatcherStat) int { return int(a.ID - b.ID) })
