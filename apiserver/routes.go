@@ -11,6 +11,7 @@ import (
 	"listwatch/apiserver/handlers"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/ui"
 )
 
 // Routing, with Kubernetes' paths exactly:
@@ -46,6 +47,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	case path == debugPath:
 		s.serveDebug(w, r)
+		return
+	case path == strings.TrimSuffix(ui.Path, "/") || strings.HasPrefix(path, ui.Path):
+		// The live page: static files, so a browser pointed at the server
+		// gets an informer of its own (apiserver/ui, docs/see-it-live.md).
+		s.ui.ServeHTTP(w, r)
 		return
 	case path == faults.Path || strings.HasPrefix(path, faults.Path+"/"):
 		if !s.cfg.EnableFaults {

@@ -20,6 +20,7 @@ import (
 	"listwatch/apiserver/handlers"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/ui"
 	"listwatch/apiserver/watchserver"
 	"listwatch/narrate"
 	"listwatch/store"
@@ -45,6 +46,8 @@ type Server struct {
 
 	faults   *faults.Faults
 	counters *counters
+	// ui serves the live page under /ui/ (apiserver/ui).
+	ui http.Handler
 	// writeTimeout bounds writing one non-watch response.
 	writeTimeout time.Duration
 
@@ -87,6 +90,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		store:        store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer}),
 		registry:     registry.New(registry.Builtin()),
 		counters:     newCounters(),
+		ui:           ui.Handler(),
 		writeTimeout: filters.ResponseWriteTimeout,
 	}
 	s.faults = faults.New(s.registry, s.store, cfg.BookmarkInterval, cfg.Tracer)

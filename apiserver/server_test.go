@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/faults"
 	"listwatch/apiserver/registry"
 	"listwatch/internal/leakcheck"
@@ -188,4 +190,30 @@ func TestDebugView(t *testing.T) {
 	for _, key := range []string{"resource", "revision", "historyLen", "historyCap", "closedTooSlow", "watchers"} {
 		assert.Contains(t, first, key)
 	}
+}
+
+// The live page is served at /ui/, and the debug view it draws tells each
+// watch's transport and bookmarks apart.
+func TestLivePageAndItsDebugFields(t *testing.T) {
+	ts := startServer(t, Config{})
+	r := ts.get("/ui/")
+	assert.Contains(t, string(r.mustCode(t, http.StatusOK)), `<script type="module" src="js/main.js">`)
+	assert.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"))
+	ts.get("/ui/js/reflector.js").mustCode(t, http.StatusOK)
+	assert.Contains(t, string(ts.get("/ui").mustCode(t, http.StatusOK)), "listwatch", "/ui is redirected to /ui/")
+	ts.get("/ui/nope.js").mustCode(t, http.StatusNotFound)
+
+	for _, tr := range []transport{chunked, websocketTransport} {
+		wc := ts.watch(tr, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true")
+		defer wc.close()
+	}
+	caches := ts.debugView().Caches
+	i := slices.IndexFunc(caches, func(c cacher.Stats) bool { return c.Resource == "configmaps" })
+	require.GreaterOrEqual(t, i, 0)
+	transports := map[string]bool{}
+	for _, w := range caches[i].Watchers {
+		transports[w.Transport] = true
+		assert.Zero(t, w.BookmarksSent, "the cache has not moved past the watches' start")
+	}
+	assert.Equal(t, map[string]bool{"chunked": true, "websocket": true}, transports)
 }

@@ -95,6 +95,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	timeout := s.Timeout(req.Timeout)
 	opts := req.Options
 	opts.Description = r.UserAgent()
+	opts.Transport = transportOf(r)
 	if timeout > 0 {
 		opts.Deadline = time.Now().Add(timeout)
 	}
@@ -115,7 +116,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return
 	}
 	wt := s.newWatch(cw, timeout)
-	transport := transportOf(r)
+	transport := opts.Transport
 	s.started.Add(1)
 	if wt.tracer.Enabled() {
 		wt.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s",

@@ -50,8 +50,11 @@ in-memory store, for curl, kubectl and client-go. Try:
   curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
   kubectl --server http://127.0.0.1:8080 get configmaps -w
 
-The read-only debug view is at /debug/listwatch. With --enable-faults the
-workshop fault switches are POSTs under /faults/:
+Open http://127.0.0.1:8080/ui/ in a browser for the live page: an informer
+running in the browser over a websocket watch, beside the server's watch
+caches and watchers (docs/see-it-live.md). The read-only debug view it draws
+is at /debug/listwatch. With --enable-faults the page gets a button per
+fault switch; the switches are POSTs under /faults/:
 
   kill-watches                       drop every open watch connection abruptly
   compact                            compact history now (older watches and continue tokens get 410)
@@ -121,7 +124,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "apiserver: serving on %s (debug view: %s/debug/listwatch)\n", srv.URL(), srv.URL())
+	fmt.Fprintf(stderr, "apiserver: serving on %s (live page: %s/ui/, debug view: %s/debug/listwatch)\n", srv.URL(), srv.URL(), srv.URL())
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "apiserver: shutting down")
 	stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)

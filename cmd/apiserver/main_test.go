@@ -23,7 +23,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 	require.ErrorIs(t, err, flag.ErrHelp)
 	for _, f := range []string{"-listen", "-min-request-timeout", "-bookmark-interval", "-history-size",
 		"-watcher-buffer", "-enable-faults", "-token", "-trace", "-quiet", "kill-watches", "compact", "stall-watches",
-		"watch-timeout", "bookmark-interval", "fail-resource", "request-delay", "127.0.0.1:8080"} {
+		"watch-timeout", "bookmark-interval", "fail-resource", "request-delay", "127.0.0.1:8080", "http://127.0.0.1:8080/ui/"} {
 		assert.Contains(t, out.String(), f)
 	}
 	assert.Error(t, run(context.Background(), []string{"--nope"}, io.Discard))

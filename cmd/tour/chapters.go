@@ -129,4 +129,5 @@ func chapterConverged() chapterText {
 
 const outro = `Every chapter of the tour is told at length in docs/ (start at
 docs/README.md) and shown on its own by a program in examples/. Run the tour
-again with -all to see every line every layer prints, or with -queue RealFIFO.`
+again with -all to see every line every layer prints, or with -queue RealFIFO.
+To see it live in a browser: go run ./cmd/apiserver, then open http://127.0.0.1:8080/ui/`
