@@ -147,15 +147,20 @@ func (rc *ResourceClient) Update(ctx context.Context, obj *api.Object) (*api.Obj
 	if obj == nil {
 		return nil, fmt.Errorf("client: update of a nil object")
 	}
-	if err := checkName("update", obj.Metadata.Name); err != nil {
+	return rc.put(ctx, obj, "update", "")
+}
+
+// put PUTs obj to its path plus suffix ("" or "/status").
+func (rc *ResourceClient) put(ctx context.Context, obj *api.Object, verb, suffix string) (*api.Object, error) {
+	if err := checkName(verb, obj.Metadata.Name); err != nil {
 		return nil, err
 	}
 	body, err := obj.MarshalJSON()
 	if err != nil {
-		return nil, fmt.Errorf("client: encoding the object to update: %w", err)
+		return nil, fmt.Errorf("client: encoding the object to %s: %w", verb, err)
 	}
 	return rc.c.doObject(ctx, &request{
-		method: http.MethodPut, path: rc.objectPath(obj.Metadata.Name), body: body, contentType: "application/json",
+		method: http.MethodPut, path: rc.objectPath(obj.Metadata.Name) + suffix, body: body, contentType: "application/json",
 		gr: rc.gvr.GroupResource(), name: obj.Metadata.Name,
 	})
 }
@@ -187,6 +192,13 @@ type DeleteOptions struct {
 	// answers 409 Conflict unless the object still has this
 	// resourceVersion and/or uid.
 	Preconditions *Preconditions
+	// PropagationPolicy says what happens to the object's dependents:
+	// "Background" (the garbage collector deletes them afterwards),
+	// "Foreground" or "Orphan". Empty leaves it to the server.
+	PropagationPolicy string
+	// GracePeriodSeconds, if set, overrides the object's grace period; 0
+	// deletes a Pod at once (what a kubelet sends once containers are gone).
+	GracePeriodSeconds *int64
 }
 
 // Preconditions must hold for a delete to happen.
@@ -198,9 +210,11 @@ type Preconditions struct {
 // deleteOptionsJSON is the meta/v1 DeleteOptions body, byte for byte what
 // kubectl sends: {"kind":"DeleteOptions","apiVersion":"v1","preconditions":{...}}.
 type deleteOptionsJSON struct {
-	Kind          string         `json:"kind"`
-	APIVersion    string         `json:"apiVersion"`
-	Preconditions *Preconditions `json:"preconditions,omitempty"`
+	Kind               string         `json:"kind"`
+	APIVersion         string         `json:"apiVersion"`
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *Preconditions `json:"preconditions,omitempty"`
+	PropagationPolicy  string         `json:"propagationPolicy,omitempty"`
 }
 
 // Delete removes one object. The server's answer (a Success Status, or
@@ -213,8 +227,11 @@ func (rc *ResourceClient) Delete(ctx context.Context, name string, opts DeleteOp
 		return err
 	}
 	r := &request{method: http.MethodDelete, path: rc.objectPath(name), gr: rc.gvr.GroupResource(), name: name}
-	if opts.Preconditions != nil {
-		body, err := json.Marshal(deleteOptionsJSON{Kind: "DeleteOptions", APIVersion: "v1", Preconditions: opts.Preconditions})
+	if opts.Preconditions != nil || opts.PropagationPolicy != "" || opts.GracePeriodSeconds != nil {
+		body, err := json.Marshal(deleteOptionsJSON{
+			Kind: "DeleteOptions", APIVersion: "v1", Preconditions: opts.Preconditions,
+			PropagationPolicy: opts.PropagationPolicy, GracePeriodSeconds: opts.GracePeriodSeconds,
+		})
 		if err != nil {
 			return fmt.Errorf("client: encoding delete options: %w", err)
 		}

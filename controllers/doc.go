@@ -1,0 +1,23 @@
+// Package controllers holds what every controller of the controller
+// manager shares: the worker loop that drains a workqueue into a reconcile
+// function (RunWorkers), the event handler that turns any event into a key
+// (EnqueueHandler), owner references (the links from what a controller
+// creates back to what asked for it), and Expectations (how a controller
+// avoids acting on a cache that has not yet seen its own writes).
+//
+// Where it sits: after the informer and the workqueue, at the end of the
+// client side's data flow.
+//
+//	informer ─► EnqueueHandler ─► workqueue ─► RunWorkers ─► reconcile(key)
+//	   ▲                                                         │ reads the cache,
+//	   └──────────── watch events of what it wrote ◄────────────┘ writes through the client
+//
+// The controllers themselves are subpackages: deployment (Deployments to
+// Pods), kubelet (Pods to Running and Ready), gc (the garbage collector);
+// manager runs them together, as cmd/controller-manager does.
+//
+// It mirrors pieces of k8s.io/kubernetes/pkg/controller: controller_utils.go
+// (ControllerExpectations, the controller ref helpers) and the
+// processNextWorkItem loop every controller there repeats; OwnerReference is
+// apimachinery's meta/v1 OwnerReference.
+package controllers

@@ -1,0 +1,21 @@
+// Package gc is a garbage collector: it deletes objects whose owners are
+// all gone, following metadata.ownerReferences, which is how deleting a
+// Deployment removes its Pods (background propagation: the owner goes
+// first, its dependents after).
+//
+// Where it sits: one informer per watched resource, each with an index
+// from owner UID to dependents. An object with owners is queued when it
+// appears or changes; when any object is deleted, its dependents (found
+// through the index) are queued. A reconcile checks each owner in the
+// cache and, if the cache does not have it, on the server, since an
+// informer that is behind must not get a live object's dependents deleted.
+// All owners gone: the object is deleted (with a UID precondition, so a
+// new object of the same name is safe). Some gone: only their references
+// are removed.
+//
+// It mirrors k8s.io/kubernetes/pkg/controller/garbagecollector, much
+// reduced: there is no dependency graph (the owner index stands in for
+// it), no discovery of every resource (the resources are configured), and
+// no foreground or orphan propagation; owners of kinds it does not watch
+// are assumed to exist.
+package gc

@@ -1,0 +1,222 @@
+package gc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"listwatch/api"
+	"listwatch/client"
+	"listwatch/controllers"
+	"listwatch/informer"
+	"listwatch/narrate"
+	"listwatch/workqueue"
+)
+
+// OwnerIndex indexes every object under the UID of each of its owners, so
+// that an owner's deletion finds its dependents with one lookup.
+const OwnerIndex = "byOwnerUID"
+
+func ownerIndexFunc(obj *api.Object) ([]string, error) {
+	refs, err := controllers.OwnerReferences(obj)
+	if err != nil {
+		return nil, err
+	}
+	uids := make([]string, 0, len(refs))
+	for _, r := range refs {
+		uids = append(uids, r.UID)
+	}
+	return uids, nil
+}
+
+// Resource is one kind the collector watches: both as a possible owner and
+// as a possible dependent.
+type Resource struct {
+	GVR        api.GroupVersionResource
+	Kind       string
+	Namespaced bool
+	// Informer watches GVR in every namespace. New adds OwnerIndex to it,
+	// so it must not have started yet.
+	Informer *informer.SharedIndexInformer
+}
+
+// Options configures a Collector.
+type Options struct {
+	// Client deletes dependents and looks owners up.
+	Client    *client.Client
+	Resources []Resource
+	controllers.Settings
+}
+
+// item is one object to look at: which resource, which key.
+type item struct {
+	res int
+	key string
+}
+
+// Collector deletes objects all of whose owners are gone.
+type Collector struct {
+	opts   Options
+	queue  *workqueue.RateLimitingQueue[item]
+	byKind map[string]int // "apps/v1/Deployment" → index in Resources
+	regs   []informer.ResourceEventHandlerRegistration
+}
+
+// New builds a collector, adds OwnerIndex to every informer and registers
+// its handlers.
+func New(opts Options) (*Collector, error) {
+	if opts.Client == nil || len(opts.Resources) == 0 {
+		return nil, errors.New("gc: Options needs Client and Resources")
+	}
+	opts.Settings = opts.Settings.WithDefaults()
+	g := &Collector{
+		opts:   opts,
+		queue:  controllers.NewQueue[item]("gc", opts.Settings),
+		byKind: map[string]int{},
+	}
+	for i, r := range opts.Resources {
+		g.byKind[r.GVR.APIVersion()+"/"+r.Kind] = i
+		if err := r.Informer.AddIndexers(informer.Indexers{OwnerIndex: ownerIndexFunc}); err != nil {
+			g.queue.ShutDown() // its timer goroutine would outlive the failed New
+			return nil, fmt.Errorf("gc: %s: %w", r.GVR.Resource, err)
+		}
+		reg, err := r.Informer.AddEventHandlerWithOptions(g.handler(i), informer.HandlerOptions{Name: "garbage-collector"})
+		if err != nil {
+			g.queue.ShutDown() // its timer goroutine would outlive the failed New
+			return nil, fmt.Errorf("gc: %s: %w", r.GVR.Resource, err)
+		}
+		g.regs = append(g.regs, reg)
+	}
+	return g, nil
+}
+
+// handler queues an object when it has owners (they may be gone already),
+// and every dependent of an object that was deleted.
+func (g *Collector) handler(i int) informer.ResourceEventHandler {
+	queueIfOwned := func(obj *api.Object) {
+		if refs, _ := controllers.OwnerReferences(obj); len(refs) > 0 {
+			g.queue.Add(item{i, obj.Key()})
+		}
+	}
+	return informer.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj *api.Object, _ bool) { queueIfOwned(obj) },
+		UpdateFunc: func(_, obj *api.Object) { queueIfOwned(obj) },
+		DeleteFunc: func(obj any) {
+			o := informer.ObjectOf(obj)
+			if o == nil || o.Metadata.UID == "" {
+				return
+			}
+			for j, r := range g.opts.Resources {
+				keys, err := r.Informer.GetIndexer().IndexKeys(OwnerIndex, o.Metadata.UID)
+				if err != nil {
+					continue
+				}
+				for _, k := range keys {
+					g.queue.Add(item{j, k})
+				}
+			}
+		},
+	}
+}
+
+// Run waits for every cache, then collects until ctx ends.
+func (g *Collector) Run(ctx context.Context) {
+	var synced []informer.Syncable
+	for i, r := range g.opts.Resources {
+		synced = append(synced, r.Informer, g.regs[i])
+	}
+	if !informer.WaitForCacheSync(ctx, synced...) {
+		g.queue.ShutDown()
+		return
+	}
+	controllers.RunWorkers(ctx, "gc", g.queue, g.opts.Workers, g.reconcile, g.opts.Tracer)
+}
+
+// Queue exposes the work queue's metrics.
+func (g *Collector) Queue() workqueue.Metrics { return g.queue.Metrics() }
+
+func (g *Collector) reconcile(ctx context.Context, it item) error {
+	res := g.opts.Resources[it.res]
+	obj, ok := res.Informer.GetIndexer().GetByKey(it.key)
+	if !ok || obj.Metadata.DeletionTimestamp != nil {
+		return nil
+	}
+	refs, err := controllers.OwnerReferences(obj)
+	if err != nil || len(refs) == 0 {
+		return nil // unreadable references are left alone, never guessed at
+	}
+	var alive, dangling []controllers.OwnerReference
+	for _, ref := range refs {
+		exists, err := g.ownerExists(ctx, obj, ref)
+		if err != nil {
+			return err
+		}
+		if exists {
+			alive = append(alive, ref)
+		} else {
+			dangling = append(dangling, ref)
+		}
+	}
+	rc := g.opts.Client.Resource(res.GVR).Namespace(obj.Metadata.Namespace)
+	switch {
+	case len(dangling) == 0:
+		return nil
+	case len(alive) == 0:
+		err := rc.Delete(ctx, obj.Metadata.Name, client.DeleteOptions{
+			Preconditions:     &client.Preconditions{UID: obj.Metadata.UID},
+			PropagationPolicy: "Background",
+		})
+		if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
+			return fmt.Errorf("gc: deleting %s %s: %w", res.GVR.Resource, it.key, err)
+		}
+		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: owner %s %s is gone: deleted", res.GVR.Resource, it.key, dangling[0].Kind, dangling[0].Name)
+		return nil
+	default:
+		// Some owners remain: only the references to the gone ones go.
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"ownerReferences": alive, "resourceVersion": obj.Metadata.ResourceVersion,
+		}})
+		if err != nil {
+			return err
+		}
+		if _, err := rc.Patch(ctx, obj.Metadata.Name, client.PatchTypeMerge, patch); err != nil && !client.IsNotFound(err) {
+			return fmt.Errorf("gc: removing dangling owners of %s %s: %w", res.GVR.Resource, it.key, err)
+		}
+		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: removed %d dangling owner reference(s)", res.GVR.Resource, it.key, len(dangling))
+		return nil
+	}
+}
+
+// ownerExists looks ref up in the owner's cache and, when the cache does
+// not have it, on the server: a cache that has not caught up must never
+// get a live object's dependents deleted. Owners of kinds the collector
+// does not watch are assumed to exist.
+func (g *Collector) ownerExists(ctx context.Context, dep *api.Object, ref controllers.OwnerReference) (bool, error) {
+	i, ok := g.byKind[ref.APIVersion+"/"+ref.Kind]
+	if !ok {
+		if !strings.Contains(ref.APIVersion, "/") { // core group: "v1"
+			i, ok = g.byKind["v1/"+ref.Kind]
+		}
+		if !ok {
+			return true, nil
+		}
+	}
+	r := g.opts.Resources[i]
+	ns, key := "", ref.Name
+	if r.Namespaced {
+		ns, key = dep.Metadata.Namespace, dep.Metadata.Namespace+"/"+ref.Name
+	}
+	if o, ok := r.Informer.GetIndexer().GetByKey(key); ok && o.Metadata.UID == ref.UID {
+		return true, nil
+	}
+	o, err := g.opts.Client.Resource(r.GVR).Namespace(ns).Get(ctx, ref.Name)
+	switch {
+	case client.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("gc: looking up owner %s %s: %w", ref.Kind, ref.Name, err)
+	}
+	return o.Metadata.UID == ref.UID, nil
+}

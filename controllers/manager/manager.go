@@ -1,0 +1,174 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"listwatch/api"
+	"listwatch/client"
+	"listwatch/controllers"
+	"listwatch/controllers/deployment"
+	"listwatch/controllers/gc"
+	"listwatch/controllers/kubelet"
+	"listwatch/informer"
+	"listwatch/internal/clock"
+	"listwatch/narrate"
+	"listwatch/reflector"
+)
+
+// The controllers a Manager can run.
+const (
+	Deployment = "deployment"
+	Kubelet    = "kubelet"
+	GC         = "gc"
+)
+
+// All is every controller, the default.
+var All = []string{Deployment, Kubelet, GC}
+
+// Kind names a resource the garbage collector watches.
+type Kind struct {
+	GVR        api.GroupVersionResource
+	Kind       string
+	Namespaced bool
+}
+
+// DefaultGCKinds are the resources the garbage collector watches unless
+// told otherwise: the kinds our apiserver serves that controllers create.
+var DefaultGCKinds = []Kind{
+	{GVR: deployment.Deployments, Kind: "Deployment", Namespaced: true},
+	{GVR: deployment.Pods, Kind: "Pod", Namespaced: true},
+	{GVR: api.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true},
+	{GVR: api.GroupVersionResource{Version: "v1", Resource: "services"}, Kind: "Service", Namespaced: true},
+}
+
+// Config configures a Manager.
+type Config struct {
+	// Client talks to the apiserver (ours or a real one).
+	Client *client.Client
+	// Controllers to run; nil runs All.
+	Controllers []string
+	// Workers per controller (default 2).
+	Workers int
+	// KubeletStartDelay is how long a Pod takes to become Ready.
+	KubeletStartDelay time.Duration
+	// NodeName is the kubelet's node.
+	NodeName string
+	// GCKinds are the resources the garbage collector watches; nil is
+	// DefaultGCKinds. Add your custom resources to collect what they own.
+	GCKinds []Kind
+	// Clock defaults to the wall clock.
+	Clock clock.Clock
+	// Tracer narrates the controllers and workqueues (not the informers:
+	// that would be every layer, every event). nil is silent.
+	Tracer *narrate.Tracer
+}
+
+// Run runs the configured controllers against cfg.Client until ctx ends,
+// sharing one informer per resource among them, as kube-controller-manager
+// does. It returns once every controller and informer has stopped.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Client == nil {
+		return errors.New("manager: Config needs a Client")
+	}
+	names := cfg.Controllers
+	if names == nil {
+		names = All
+	}
+	for _, n := range names {
+		if !slices.Contains(All, n) {
+			return fmt.Errorf("manager: unknown controller %q (have %v)", n, All)
+		}
+	}
+	gcKinds := cfg.GCKinds
+	if gcKinds == nil {
+		gcKinds = DefaultGCKinds
+	}
+	c := cfg.Client
+	factory := informer.NewFactory(func(gvr api.GroupVersionResource, ns string) reflector.ListerWatcher {
+		return c.Resource(gvr).Namespace(ns)
+	}, 0, informer.Options{Clock: cfg.Clock})
+	inf := func(gvr api.GroupVersionResource) (*informer.SharedIndexInformer, error) {
+		return factory.InformerFor(gvr, "")
+	}
+
+	runs, err := build(cfg, names, gcKinds, inf)
+	if err != nil {
+		return err
+	}
+	cfg.Tracer.Printf(narrate.Controller, "manager: starting %v", names)
+	factory.Start(ctx)
+	var wg sync.WaitGroup
+	for _, run := range runs {
+		wg.Go(func() { run(ctx) })
+	}
+	<-ctx.Done()
+	wg.Wait()
+	factory.Shutdown()
+	return nil
+}
+
+// build creates the named controllers, registering their handlers on the
+// shared informers. On an error the controllers already built are run
+// with a cancelled context, which stops their queues.
+func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersionResource) (*informer.SharedIndexInformer, error)) (runs []func(context.Context), err error) {
+	defer func() {
+		if err != nil {
+			cancelled, cancel := context.WithCancel(context.Background())
+			cancel()
+			for _, r := range runs {
+				r(cancelled)
+			}
+			runs = nil
+		}
+	}()
+	c := cfg.Client
+	settings := controllers.Settings{Workers: cfg.Workers, Clock: cfg.Clock, Tracer: cfg.Tracer}
+	for _, n := range names {
+		switch n {
+		case Deployment:
+			d, err := inf(deployment.Deployments)
+			if err != nil {
+				return runs, err
+			}
+			p, err := inf(deployment.Pods)
+			if err != nil {
+				return runs, err
+			}
+			ctrl, err := deployment.New(deployment.Options{Client: c, Deployments: d, Pods: p, Settings: settings})
+			if err != nil {
+				return runs, err
+			}
+			runs = append(runs, ctrl.Run)
+		case Kubelet:
+			p, err := inf(kubelet.Pods)
+			if err != nil {
+				return runs, err
+			}
+			k, err := kubelet.New(kubelet.Options{Client: c, Pods: p, NodeName: cfg.NodeName, StartDelay: cfg.KubeletStartDelay, Settings: settings})
+			if err != nil {
+				return runs, err
+			}
+			runs = append(runs, k.Run)
+		case GC:
+			var rs []gc.Resource
+			for _, k := range gcKinds {
+				i, err := inf(k.GVR)
+				if err != nil {
+					return runs, err
+				}
+				rs = append(rs, gc.Resource{GVR: k.GVR, Kind: k.Kind, Namespaced: k.Namespaced, Informer: i})
+			}
+			g, err := gc.New(gc.Options{Client: c, Resources: rs, Settings: settings})
+			if err != nil {
+				return runs, err
+			}
+			runs = append(runs, g.Run)
+		}
+	}
+	return runs, nil
+}

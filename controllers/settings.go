@@ -1,0 +1,39 @@
+package controllers
+
+import (
+	"listwatch/internal/clock"
+	"listwatch/narrate"
+	"listwatch/workqueue"
+)
+
+// DefaultWorkers is how many keys a controller reconciles at once unless
+// told otherwise.
+const DefaultWorkers = 2
+
+// Settings are the options every controller shares.
+type Settings struct {
+	// Workers is the number of reconcile goroutines (default
+	// DefaultWorkers).
+	Workers int
+	// Clock times backoff and delays; nil is the wall clock.
+	Clock clock.Clock
+	// Tracer narrates each reconcile and workqueue step; nil is silent.
+	Tracer *narrate.Tracer
+}
+
+// WithDefaults fills in what is unset.
+func (s Settings) WithDefaults() Settings {
+	if s.Workers <= 0 {
+		s.Workers = DefaultWorkers
+	}
+	if s.Clock == nil {
+		s.Clock = clock.Real{}
+	}
+	return s
+}
+
+// NewQueue returns the rate-limited workqueue a controller named name
+// uses, on s's clock and tracer, with the default controller rate limiter.
+func NewQueue[T comparable](name string, s Settings) *workqueue.RateLimitingQueue[T] {
+	return workqueue.NewRateLimiting[T](workqueue.Config{Name: name, Clock: s.Clock, Tracer: s.Tracer}, nil)
+}
