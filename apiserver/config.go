@@ -6,6 +6,7 @@ import (
 
 	"listwatch/apiserver/filters"
 	"listwatch/narrate"
+	"listwatch/store"
 )
 
 // Defaults of Config, and the binary's listen address.
@@ -58,6 +59,11 @@ type Config struct {
 	// Tracer narrates every request and watch; nil is silent. The same
 	// tracer is handed to the store and the watch caches.
 	Tracer *narrate.Tracer
+	// Store is the store to serve from: nil (the default) makes a new
+	// in-memory store.Store, which Stop closes; the nested module
+	// listwatch/etcd passes its etcd store here. A store passed in is not
+	// closed by Stop.
+	Store store.Interface
 	// Logger receives one line per request (method, path and query, status
 	// code, duration, user agent); nil logs nothing.
 	Logger *log.Logger

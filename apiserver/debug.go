@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -63,7 +64,7 @@ type debugView struct {
 func (s *Server) debugView() debugView {
 	v := debugView{
 		Now:               time.Now().UTC(),
-		StoreRevision:     s.store.Revision(),
+		StoreRevision:     s.storeRevision(),
 		CompactedRevision: s.store.CompactedRevision(),
 		Requests:          map[string]int64{},
 		Gone:              s.counters.gone.Load(),
@@ -92,4 +93,20 @@ func (s *Server) serveDebug(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	negotiation.WriteBody(w, http.StatusOK, negotiation.MustJSON(s.debugView()), true)
+}
+
+// debugStoreTimeout bounds the debug view's read of the store's revision (a
+// request to etcd when the server runs on it).
+const debugStoreTimeout = 5 * time.Second
+
+// storeRevision is the store's current revision for the debug view; 0 if
+// the store cannot say (etcd unreachable).
+func (s *Server) storeRevision() int64 {
+	ctx, cancel := context.WithTimeout(s.ctx, debugStoreTimeout)
+	defer cancel()
+	rev, err := s.store.CurrentRevision(ctx)
+	if err != nil {
+		return 0
+	}
+	return rev
 }

@@ -33,6 +33,14 @@ type testServer struct {
 	client *http.Client
 }
 
+// revision is the store's current revision.
+func (ts *testServer) revision() int64 {
+	ts.t.Helper()
+	rev, err := ts.Store().CurrentRevision(context.Background())
+	require.NoError(ts.t, err)
+	return rev
+}
+
 // startServer starts a server for one test and stops it (then checks for
 // leaked goroutines) when the test ends.
 func startServer(t *testing.T, cfg Config) *testServer {

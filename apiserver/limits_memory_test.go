@@ -83,7 +83,7 @@ func heapInuse() uint64 {
 type unreadWatchesTest struct {
 	t     *testing.T
 	ts    *testServer
-	st    *store.Store
+	st    *store.Store // the in-memory store, whose history the test drops
 	cms   *cacher.Cacher
 	pad   string
 	seq   int
@@ -92,7 +92,7 @@ type unreadWatchesTest struct {
 
 func newUnreadWatchesTest(t *testing.T) *unreadWatchesTest {
 	ts := startServer(t, Config{WatcherBuffer: unreadWatcherBuffer, HistorySize: 100})
-	u := &unreadWatchesTest{t: t, ts: ts, st: ts.Store(), pad: strings.Repeat("x", unreadObjectBytes),
+	u := &unreadWatchesTest{t: t, ts: ts, st: ts.Store().(*store.Store), pad: strings.Repeat("x", unreadObjectBytes),
 		cms: ts.registry.ByGroupResource(api.GroupResource{Resource: "configmaps"}).Cacher}
 	t.Cleanup(func() {
 		for _, c := range u.conns {

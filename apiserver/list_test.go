@@ -20,7 +20,7 @@ func TestListResourceVersionSemantics(t *testing.T) {
 	created := ts.get(cms + "/alpha").object(t)
 	ts.do(req{method: "PATCH", path: cms + "/alpha", body: `{"data":{"k":"v2"}}`,
 		header: map[string]string{"Content-Type": "application/merge-patch+json"}}).mustCode(t, http.StatusOK)
-	now := ts.Store().Revision()
+	now := ts.revision()
 
 	dataOf := func(l response, name string) string {
 		for _, o := range l.list(t).Items {
@@ -100,7 +100,7 @@ func TestListAfterCompaction(t *testing.T) {
 	l := rest.list(t)
 	require.Len(t, l.Items, 2)
 	assert.Equal(t, "delta", l.Items[0].Metadata.Name, "an inconsistent continue sees later writes")
-	assert.Equal(t, strconv.FormatInt(ts.Store().Revision(), 10), l.Metadata.ResourceVersion)
+	assert.Equal(t, strconv.FormatInt(ts.revision(), 10), l.Metadata.ResourceVersion)
 	assert.Equal(t, int64(2), ts.debugView().Gone, "both 410s are counted")
 }
 

@@ -36,7 +36,10 @@ type Server struct {
 	listener   net.Listener
 	httpServer *http.Server
 	serveDone  chan struct{}
-	store      *store.Store
+	store      store.Interface
+	// ownStore: the server made the store (Config.Store was nil) and
+	// closes it on Stop.
+	ownStore bool
 
 	registry  *registry.Registry
 	discovery *discovery.Docs
@@ -87,11 +90,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tracer:       cfg.Tracer,
 		listener:     ln,
 		serveDone:    make(chan struct{}),
-		store:        store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer}),
+		store:        cfg.Store,
 		registry:     registry.New(registry.Builtin()),
 		counters:     newCounters(),
 		ui:           ui.Handler(),
 		writeTimeout: filters.ResponseWriteTimeout,
+	}
+	if s.store == nil {
+		s.store = store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer})
+		s.ownStore = true
 	}
 	s.faults = faults.New(s.registry, s.store, cfg.BookmarkInterval, cfg.Tracer)
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -110,7 +117,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 				e.Cacher.Stop()
 			}
 		}
-		s.store.Close()
+		s.closeStore()
 		_ = ln.Close()
 		return nil, err
 	}
@@ -166,9 +173,18 @@ func (s *Server) init(ctx context.Context) error {
 // URL is the server's base URL, e.g. http://127.0.0.1:8080.
 func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 
-// Store is the store behind the API. Writing to it directly is allowed
-// (watchers see the change like any other); its objects are read-only.
-func (s *Server) Store() *store.Store { return s.store }
+// Store is the store behind the API: Config.Store, or the in-memory store
+// the server made. Writing to it directly is allowed (watchers see the
+// change like any other); its objects are read-only.
+func (s *Server) Store() store.Interface { return s.store }
+
+// closeStore closes the store if the server made it; a store passed in
+// Config.Store is the caller's to close (several servers may share it).
+func (s *Server) closeStore() {
+	if s.ownStore {
+		s.store.Close()
+	}
+}
 
 // Faults returns the workshop fault switches.
 func (s *Server) Faults() *Faults { return s.faults }
@@ -212,7 +228,7 @@ func (s *Server) stop(ctx context.Context) error {
 		err = errors.Join(err, fmt.Errorf("apiserver: requests still running at stop: %w", ctx.Err()))
 	}
 	<-s.serveDone
-	s.store.Close()
+	s.closeStore()
 	return err
 }
 

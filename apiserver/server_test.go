@@ -135,8 +135,8 @@ func TestFaultsOverHTTP(t *testing.T) {
 		require.NoError(t, json.Unmarshal(r.mustCode(t, http.StatusOK), &m), "%s", r.body)
 		return m
 	}
-	assert.Equal(t, float64(ts.Store().Revision()), post("/faults/compact")["compactedRevision"])
-	assert.Equal(t, ts.Store().Revision(), ts.Store().CompactedRevision())
+	assert.Equal(t, float64(ts.revision()), post("/faults/compact")["compactedRevision"])
+	assert.Equal(t, ts.revision(), ts.Store().CompactedRevision())
 	assert.Equal(t, float64(0), post("/faults/kill-watches")["killed"])
 	post("/faults/stall-watches")
 	assert.Equal(t, "2s", post("/faults/watch-timeout?duration=2")["watchTimeout"])
@@ -177,7 +177,7 @@ func TestDebugView(t *testing.T) {
 	r := ts.get("/debug/listwatch")
 	var v map[string]any
 	require.NoError(t, json.Unmarshal(r.mustCode(t, http.StatusOK), &v))
-	assert.Equal(t, float64(ts.Store().Revision()), v["storeRevision"])
+	assert.Equal(t, float64(ts.revision()), v["storeRevision"])
 	verbs := v["requestsByVerb"].(map[string]any)
 	assert.Equal(t, float64(1), verbs["create"])
 	assert.Equal(t, float64(1), verbs["list"])

@@ -70,7 +70,7 @@ func TestWatchEvents(t *testing.T) {
 		gone := requireEvent(t, w.next(), api.Deleted, "beta")
 		assert.Equal(t, "b", dataK(t, gone), "a DELETED event carries the last state")
 		assert.Greater(t, revisionOf(gone), revisionOf(beta), "stamped with the deletion's revision")
-		assert.Equal(t, strconv.FormatInt(ts.Store().Revision(), 10), gone.Metadata.ResourceVersion)
+		assert.Equal(t, strconv.FormatInt(ts.revision(), 10), gone.Metadata.ResourceVersion)
 
 		ts.createConfigMap("fixtures", "delta", nil, nil)
 		requireEvent(t, w.next(), api.Added, "delta")

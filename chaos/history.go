@@ -26,7 +26,7 @@ type change struct {
 // history), and only if that history was compacted meanwhile is the run
 // void (an error, not a divergence).
 type historyRecorder struct {
-	st     *store.Store
+	st     store.Interface
 	prefix string
 
 	mu      sync.Mutex
@@ -41,7 +41,7 @@ type historyRecorder struct {
 }
 
 // startHistory starts recording the changes under prefix from revision 0.
-func startHistory(ctx context.Context, st *store.Store, prefix string) (*historyRecorder, error) {
+func startHistory(ctx context.Context, st store.Interface, prefix string) (*historyRecorder, error) {
 	h := &historyRecorder{st: st, prefix: prefix, byKey: map[string][]change{}, moved: make(chan struct{}), done: make(chan struct{})}
 	w, err := st.Watch(ctx, prefix, 0)
 	if err != nil {

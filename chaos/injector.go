@@ -35,7 +35,7 @@ const (
 // injector fires the fault schedule at the server and the informers.
 type injector struct {
 	srv       *apiserver.Server
-	st        *store.Store
+	st        store.Interface
 	sched     []injection
 	informers []*observedInformer
 	// slowTargets are the informers a slow watcher may pick: those whose

@@ -194,8 +194,9 @@ func (r *run) compact(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 			st := r.srv.Store()
-			if err := st.Compact(st.Revision()); err == nil {
-				r.tr.Printf(layer, "compactor: compacted the store's history at revision %d", st.Revision())
+			rev, err := st.CurrentRevision(ctx)
+			if err == nil && st.Compact(rev) == nil {
+				r.tr.Printf(layer, "compactor: compacted the store's history at revision %d", rev)
 			}
 		}
 	}

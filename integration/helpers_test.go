@@ -386,8 +386,18 @@ func waitCacheCaughtUp(tb testing.TB, srv *apiserver.Server) {
 	tb.Helper()
 	require.Eventually(tb, func() bool {
 		v := fetchDebugView(tb, srv)
-		return v.cacheRevision("configmaps") >= srv.Store().Revision()
+		return v.cacheRevision("configmaps") >= storeRevision(srv)
 	}, waitLong, tick, "the configmaps watch cache did not catch up with the store")
+}
+
+// storeRevision is the current revision of srv's store (0 if it cannot
+// say, which the caller's bounded wait then reports).
+func storeRevision(srv *apiserver.Server) int64 {
+	rev, err := srv.Store().CurrentRevision(context.Background())
+	if err != nil {
+		return 0
+	}
+	return rev
 }
 
 // newRand is a deterministic random source per test, so a failure can be

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -42,7 +43,7 @@ const Path = "/faults"
 // concurrent use.
 type Faults struct {
 	reg              *registry.Registry
-	store            *store.Store
+	store            store.Interface
 	tracer           *narrate.Tracer
 	defaultBookmarks time.Duration
 
@@ -81,7 +82,7 @@ type Counts struct {
 // are reached through reg once started) over store. defaultBookmarks is
 // the bookmark interval SetBookmarkInterval(0) restores; tracer narrates
 // every switch thrown.
-func New(reg *registry.Registry, st *store.Store, defaultBookmarks time.Duration, tracer *narrate.Tracer) *Faults {
+func New(reg *registry.Registry, st store.Interface, defaultBookmarks time.Duration, tracer *narrate.Tracer) *Faults {
 	return &Faults{reg: reg, store: st, tracer: tracer, defaultBookmarks: defaultBookmarks,
 		stall: make(chan struct{}), kill: make(chan struct{}), failing: map[api.GroupResource]resourceFailure{}}
 }
@@ -108,12 +109,22 @@ func (f *Faults) KillWatchConnections() int {
 	return n
 }
 
+// compactTimeout bounds CompactNow's read of the store's revision (a
+// request to etcd when the server runs on it).
+const compactTimeout = 10 * time.Second
+
 // CompactNow compacts the store's history at its current revision, as
 // etcd's compactor does every five minutes: from then on a watch from an
 // older revision or a continue token issued before gets 410 Expired. It
 // returns the compacted revision.
 func (f *Faults) CompactNow() int64 {
-	rev := f.store.Revision()
+	ctx, cancel := context.WithTimeout(context.Background(), compactTimeout)
+	defer cancel()
+	rev, err := f.store.CurrentRevision(ctx)
+	if err != nil {
+		f.tracer.Printf(narrate.HTTP, "FAULT compact: reading the store's revision failed: %v", err)
+		return 0
+	}
 	if err := f.store.Compact(rev); err != nil {
 		f.tracer.Printf(narrate.HTTP, "FAULT compact at %d failed: %v", rev, err)
 	}

@@ -16,7 +16,7 @@ import (
 // reading the request, doing what the verb does to the store or the watch
 // cache, and answering through package negotiation.
 type Handlers struct {
-	store  *store.Store
+	store  store.Interface
 	reg    *registry.Registry
 	watch  *watchserver.Server
 	tracer *narrate.Tracer
@@ -24,7 +24,7 @@ type Handlers struct {
 
 // New returns the handlers of the resources in reg over st; watches are
 // served by ws.
-func New(st *store.Store, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
+func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
 	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer}
 }
 

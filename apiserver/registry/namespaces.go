@@ -69,7 +69,7 @@ func newNamespace(name string) *api.Object {
 }
 
 // SeedNamespaces creates the namespaces that exist from the start.
-func SeedNamespaces(ctx context.Context, st *store.Store, ns *Resource) error {
+func SeedNamespaces(ctx context.Context, st store.Interface, ns *Resource) error {
 	for _, name := range InitialNamespaces {
 		if _, err := st.Create(ctx, ns.Key("", name), newNamespace(name)); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
