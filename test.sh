@@ -84,6 +84,33 @@ stage "self-contained: no path outside the repo" \
   go test -count=1 -run '^TestNothingPointsOutsideTheRepository$' ./docs/doccheck
 stage "gofmt" gofmt_check
 
+# The browser tests (uitest/) drive Debian's Chromium. When it is missing,
+# install it if we can (root, with apt-get); otherwise fail, naming the
+# package: a missing browser must never turn into a silent skip.
+chromium_present() {
+  if [ -n "${LISTWATCH_CHROMIUM:-}" ]; then
+    [ -x "$LISTWATCH_CHROMIUM" ] || { echo "LISTWATCH_CHROMIUM=$LISTWATCH_CHROMIUM is not an executable"; return 1; }
+    return 0
+  fi
+  command -v chromium >/dev/null 2>&1
+}
+ensure_chromium() {
+  if chromium_present; then
+    echo "chromium: $(command -v chromium || echo "$LISTWATCH_CHROMIUM")"
+    return 0
+  fi
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "chromium is missing: installing Debian's chromium package"
+    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium && chromium_present && return 0
+  fi
+  echo "the browser tests (uitest/) need Debian's 'chromium' package, which is missing and could not be installed:"
+  echo "run 'apt-get install -y chromium' as root (or set LISTWATCH_CHROMIUM to a Chromium binary), then ./test.sh again"
+  return 1
+}
+if [ "$mode" = all ] && printf '%s\n' "${modules[@]}" | grep -qx uitest; then
+  stage "browser: Debian's chromium for uitest/" ensure_chromium
+fi
+
 for m in "${modules[@]}"; do
   stage "module $m: go vet" in_module "$m" go vet ./...
   if [ "$mode" = all ]; then

@@ -129,7 +129,7 @@ function renderTable() {
     const m = obj.metadata;
     const edit = el("button", { type: "button", class: "quiet", title: "load into the editor" }, "edit");
     edit.addEventListener("click", () => loadIntoEditor(obj));
-    const del = el("button", { type: "button", class: "quiet danger", title: "DELETE this object" }, "delete");
+    const del = el("button", { type: "button", class: "quiet danger", title: "DELETE this object" }, "del");
     del.addEventListener("click", () => deleteObject(obj));
     const tr = el("tr", { class: cls.join(" "), "data-key": key, "data-rv": m.resourceVersion, "data-change": c ? c.type : "" },
       el("td", { class: "change" }, c ? c.type : ""),

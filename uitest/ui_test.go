@@ -1,0 +1,199 @@
+package uitest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCreatedObjectsAppearAndDeletedRowsGo(t *testing.T) {
+	e := newEnv(t, "")
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		e.createConfigMap(namespace, name)
+	}
+	// Within two seconds of the last write, the table is the server's.
+	e.waitTableMatchesServer(appearWithin)
+	e.waitTimeline("ADDED "+namespace+"/gamma RV", appearWithin)
+	e.screenshot("ui-added")
+
+	e.do("DELETE", "/api/v1/namespaces/"+namespace+"/configmaps/beta", "", http.StatusOK)
+	e.waitJS(`!document.querySelector('#objects tr[data-key="`+namespace+`/beta"]')`, appearWithin, "the deleted row is gone")
+	e.waitTableMatchesServer(appearWithin)
+	e.waitTimeline("DELETED "+namespace+"/beta RV", appearWithin)
+}
+
+func TestPageCreatesEditsAndDeletes(t *testing.T) {
+	e := newEnv(t, "")
+	obj := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"from-page","namespace":%q},"data":{"greeting":"hello"}}`, namespace)
+	require.NoError(t, chromedp.Do(e.tab,
+		chromedp.SetValue(chromedp.CSS("#editor"), obj),
+		chromedp.Click(chromedp.CSS("#create"))))
+	e.waitTimeline("ADDED "+namespace+"/from-page", appearWithin)
+	e.waitTableMatchesServer(appearWithin)
+
+	// edit: load the row into the editor, change the data, update.
+	require.NoError(t, chromedp.Do(e.tab,
+		chromedp.Click(chromedp.CSS(`#objects tr[data-key="`+namespace+`/from-page"] button[title^="load"]`))))
+	text, err := chromedp.Run(e.tab, chromedp.Value(chromedp.CSS("#editor")))
+	require.NoError(t, err)
+	require.Contains(t, text, `"hello"`)
+	require.NoError(t, chromedp.Do(e.tab,
+		chromedp.SetValue(chromedp.CSS("#editor"), strings.Replace(text, `"hello"`, `"bonjour"`, 1)),
+		chromedp.Click(chromedp.CSS("#update"))))
+	e.waitTimeline("MODIFIED "+namespace+"/from-page", appearWithin)
+	var got struct{ Data map[string]string }
+	require.NoError(t, json.Unmarshal(e.do("GET", "/api/v1/namespaces/"+namespace+"/configmaps/from-page", "", http.StatusOK), &got))
+	assert.Equal(t, "bonjour", got.Data["greeting"])
+	e.waitTableMatchesServer(appearWithin)
+
+	require.NoError(t, chromedp.Do(e.tab,
+		chromedp.Click(chromedp.CSS(`#objects tr[data-key="`+namespace+`/from-page"] button.danger`))))
+	e.waitTimeline("DELETED "+namespace+"/from-page", appearWithin)
+	e.do("GET", "/api/v1/namespaces/"+namespace+"/configmaps/from-page", "", http.StatusNotFound)
+	e.waitTableMatchesServer(appearWithin)
+}
+
+func TestKillWatchesRewatchesWithoutRelisting(t *testing.T) {
+	e := newEnv(t, "")
+	e.createConfigMap(namespace, "before")
+	e.waitTableMatchesServer(appearWithin)
+	lists := e.countTimeline("list at resourceVersion")
+
+	// Through the page's own button, as in a workshop.
+	require.NoError(t, chromedp.Do(e.tab, chromedp.Click(chromedp.CSS(`button[data-fault="kill-watches"]`))))
+	e.waitTimeline("FAULT kill-watches", appearWithin)
+	e.waitTimeline("re-watching from", recoverWithin)
+	e.createConfigMap(namespace, "after")
+	e.waitTableMatchesServer(recoverWithin)
+	assert.Equal(t, lists, e.countTimeline("list at resourceVersion"), "a dropped watch is re-watched, not re-listed:\n%s",
+		strings.Join(e.timeline(), "\n"))
+	e.screenshot("ui-kill-watches")
+}
+
+func TestCompactionMakesThePageRelist(t *testing.T) {
+	e := newEnv(t, "")
+	e.createConfigMap(namespace, "kept")
+	e.createConfigMap(namespace, "doomed")
+	e.waitTableMatchesServer(appearWithin)
+
+	// Changes the page does not watch move the store's revision past the
+	// page's last resourceVersion; compaction then makes that RV too old.
+	e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"elsewhere"}}`, http.StatusCreated)
+	e.createConfigMap("elsewhere", "unseen")
+	e.fault("compact")
+	e.fault("kill-watches")
+	e.waitTimeline("410 Expired", recoverWithin)
+	e.waitTimeline("re-listing", recoverWithin)
+	// A change made while the page is between its 410 and its list: the
+	// list brings it in.
+	e.do("DELETE", "/api/v1/namespaces/"+namespace+"/configmaps/doomed", "", http.StatusOK)
+	e.waitTimeline("listed", recoverWithin)
+	e.waitTableMatchesServer(recoverWithin)
+	e.screenshot("ui-relist-after-410")
+}
+
+func TestServerPanelMarksThePagesOwnWatch(t *testing.T) {
+	e := newEnv(t, "")
+	e.waitJS(`!!document.querySelector('#watchers tr[data-own="true"]')`, recoverWithin, "the server panel marks the page's watch")
+	// Another client watches too, over chunked HTTP, as kubectl get -w does.
+	ctx, cancel := context.WithCancel(context.Background())
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+"/api/v1/configmaps?watch=1&allowWatchBookmarks=true", nil)
+	require.NoError(t, err)
+	hr.Header.Set("User-Agent", "kubectl/v1.32.0 (linux/amd64)")
+	resp, err := e.http.Do(hr)
+	require.NoError(t, err)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	defer func() {
+		cancel()
+		<-drained
+		resp.Body.Close()
+	}()
+	for _, name := range []string{"one", "two"} {
+		e.createConfigMap(namespace, name)
+	}
+	e.waitTableMatchesServer(appearWithin)
+
+	e.waitJS(`document.querySelectorAll('#watchers tr[data-watcher]').length === 2`, recoverWithin, "the panel lists both watches")
+	rows, err := chromedp.Run(e.tab, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll('#watchers tr[data-watcher]')].map(tr => tr.dataset.own + ' ' + tr.cells[1].textContent + ' ' + tr.cells[2].textContent)`))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"true ws configmaps in " + namespace, "false chunked configmaps (all namespaces)"}, rows)
+	id, err := chromedp.Run(e.tab, chromedp.Evaluate[string](`document.querySelector('#watchers tr[data-own="true"]').dataset.watcher`))
+	require.NoError(t, err)
+
+	var view struct {
+		Caches []struct {
+			Resource string `json:"resource"`
+			Watchers []struct {
+				ID          int64  `json:"id"`
+				Namespace   string `json:"namespace"`
+				Description string `json:"description"`
+			} `json:"watchers"`
+		} `json:"watchCaches"`
+	}
+	require.NoError(t, json.Unmarshal(e.do("GET", "/debug/listwatch", "", http.StatusOK), &view))
+	found := false
+	for _, c := range view.Caches {
+		for _, w := range c.Watchers {
+			if fmt.Sprint(w.ID) == id {
+				found = true
+				assert.Equal(t, "configmaps", c.Resource)
+				assert.Equal(t, namespace, w.Namespace)
+				assert.Contains(t, w.Description, "Chrome", "the browser's User-Agent")
+			}
+		}
+	}
+	require.True(t, found, "watcher %s is in the debug view", id)
+	e.screenshot("ui-server-panel")
+}
+
+func TestWatchTimeoutEndsTheWatchAndThePageWatchesAgain(t *testing.T) {
+	// timeout=2: the page asks for timeoutSeconds=2, as a workshop sets it.
+	e := newEnv(t, "&timeout=2")
+	lists := e.countTimeline("list at resourceVersion")
+	e.waitTimeline("the server closed the websocket (1000)), re-watching from", recoverWithin)
+	e.createConfigMap(namespace, "after-timeout")
+	e.waitTableMatchesServer(recoverWithin)
+	assert.Equal(t, lists, e.countTimeline("list at resourceVersion"), "a watch that ends cleanly is not a reason to re-list")
+}
+
+func TestStalledWatchIsCutByTheIdleTimer(t *testing.T) {
+	// idle=3: the page cuts a watch that received nothing for 3 s, as the
+	// Go client's IdleWatchTimeout does. A stalled watch stays open and
+	// silent; without the cut, the change below would never arrive.
+	e := newEnv(t, "&idle=3")
+	e.fault("stall-watches")
+	e.createConfigMap(namespace, "after-stall")
+	e.waitTimeline("idle for 3s: connection presumed dead), re-watching from", recoverWithin)
+	e.waitTableMatchesServer(recoverWithin)
+}
+
+func TestRefusedWatchIsRetriedUntilTheFaultEnds(t *testing.T) {
+	e := newEnv(t, "")
+	e.createConfigMap(namespace, "before") // an event, so the killed watch was not a very short one
+	e.waitTableMatchesServer(appearWithin)
+	opened := e.countTimeline("watch opened from RV")
+	e.do("POST", "/faults/fail-resource?resource=configmaps&code=429&duration=2s", "", http.StatusOK)
+	e.fault("kill-watches")
+	// The re-watch is refused (429) until the fault ends; the page backs
+	// off and watches again from the same RV, without a list.
+	e.waitTimeline("could not be opened", recoverWithin)
+	e.waitJS(fmt.Sprintf(`[...document.querySelectorAll('#timeline li .what')].filter(x => x.textContent.startsWith("watch opened from RV")).length > %d`, opened),
+		recoverWithin+10*time.Second, "a watch opened again after the fault")
+	assert.Equal(t, 1, e.countTimeline("list at resourceVersion"), "no re-list:\n%s", strings.Join(e.timeline(), "\n"))
+	e.createConfigMap(namespace, "after-429")
+	e.waitTableMatchesServer(appearWithin)
+}
