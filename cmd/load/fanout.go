@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fanout: c.watchers watches of ConfigMaps in "default", then c.writes
+// creates of c.size bytes from c.writers writers as fast as the server
+// takes them. Every watcher must receive every create; the report gives
+// deliveries per second, write-to-receive latency (from just before the
+// POST to the moment a watcher read the event), /healthz latency
+// throughout, and the server's CPU per delivery.
+func fanout(ctx context.Context, base string, c config) (report, error) {
+	rep := report{scenario: fmt.Sprintf("fanout: %d watchers, %d creates of %d B from %d writers", c.watchers, c.writes, c.size, c.writers)}
+	run := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	prefix := []byte(`"name":"l` + run + `-`)
+	coll := base + "/api/v1/namespaces/default/configmaps"
+
+	rv, err := listRevision(ctx, coll)
+	if err != nil {
+		return rep, err
+	}
+	watchCtx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+	watchClient := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: -1}}
+	defer watchClient.CloseIdleConnections()
+
+	start := time.Now()
+	sentAt := make([]atomic.Int64, c.writes)
+	var lat histogram
+	var delivered, closedEarly, openFailed atomic.Int64
+	want := int64(c.watchers) * int64(c.writes)
+	allIn := make(chan struct{})
+	var allOnce sync.Once
+	var wg sync.WaitGroup
+	opened := make(chan error, c.watchers)
+	sem := make(chan struct{}, 64) // connections being opened at once
+	for range c.watchers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			body, err := openWatch(watchCtx, watchClient, coll+"?watch=1&resourceVersion="+rv)
+			<-sem
+			opened <- err
+			if err != nil {
+				openFailed.Add(1)
+				return
+			}
+			defer body.Close()
+			got := readWatch(body, prefix, func(i int) {
+				if i < 0 || i >= len(sentAt) {
+					return
+				}
+				lat.add(time.Since(start) - time.Duration(sentAt[i].Load()))
+				if delivered.Add(1) == want {
+					allOnce.Do(func() { close(allIn) })
+				}
+			})
+			if got < c.writes && watchCtx.Err() == nil {
+				closedEarly.Add(1)
+			}
+		}()
+	}
+	var openErr error
+	for range c.watchers {
+		if err := <-opened; err != nil && openErr == nil {
+			openErr = err
+		}
+	}
+	rep.addf("watches opened: %d of %d in %v (first failure: %v)", int64(c.watchers)-openFailed.Load(), c.watchers,
+		time.Since(start).Round(time.Millisecond), openErr)
+
+	var health histogram
+	healthCtx, stopHealth := context.WithCancel(ctx)
+	healthDone := make(chan struct{})
+	go func() { defer close(healthDone); probeHealth(healthCtx, base, &health) }()
+
+	writeStart := time.Now()
+	codes := writeAll(ctx, coll, c, func(i int) []byte {
+		sentAt[i].Store(int64(time.Since(start)))
+		return configMapJSON("l"+run+"-"+strconv.Itoa(i), c.size)
+	})
+	writesDone := time.Since(writeStart)
+	expected := int64(c.watchers-int(openFailed.Load())) * int64(c.writes)
+	if expected < want {
+		want = expected
+		if delivered.Load() >= want {
+			allOnce.Do(func() { close(allIn) })
+		}
+	}
+	select {
+	case <-allIn:
+	case <-ctx.Done():
+	}
+	elapsed := time.Since(writeStart)
+	stopHealth()
+	<-healthDone
+	stopWatches()
+	wg.Wait()
+
+	d := delivered.Load()
+	rep.deliveries = d
+	rep.addf("writes: %v in %v (%.0f/s)", codes, writesDone.Round(time.Millisecond), float64(c.writes)/writesDone.Seconds())
+	rep.addf("deliveries: %d of %d in %v: %.0f/s", d, want, elapsed.Round(time.Millisecond), float64(d)/elapsed.Seconds())
+	rep.addf("write-to-receive: %s", lat.summary())
+	rep.addf("watchers closed before receiving everything: %d", closedEarly.Load())
+	rep.addf("/healthz during the writes: %s", health.summary())
+	if d < want {
+		return rep, fmt.Errorf("only %d of %d deliveries arrived", d, want)
+	}
+	return rep, nil
+}
+
+// listRevision is the collection's current resourceVersion.
+func listRevision(ctx context.Context, coll string) (string, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, coll+"?limit=1", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var l struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil || resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("listing %s: %d %v", coll, resp.StatusCode, err)
+	}
+	return l.Metadata.ResourceVersion, nil
+}
+
+// openWatch starts one watch and returns its body once the server said 200.
+func openWatch(ctx context.Context, client *http.Client, u string) (io.ReadCloser, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("watch: %s", resp.Status)
+	}
+	return resp.Body, nil
+}
+
+// readWatch reads events until the body ends and calls seen with the
+// number in each object name that starts with prefix; it returns how many
+// it saw. It looks for the name in the raw line instead of decoding JSON,
+// so that 10,000 readers cost the machine little next to the server.
+func readWatch(body io.Reader, prefix []byte, seen func(int)) int {
+	br := bufio.NewReaderSize(body, 8<<10)
+	n := 0
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line = append(long, line...)
+			long = nil
+		}
+		if i := bytes.Index(line, prefix); i >= 0 {
+			rest := line[i+len(prefix):]
+			j := bytes.IndexByte(rest, '"')
+			if k, perr := strconv.Atoi(string(rest[:max(j, 0)])); j > 0 && perr == nil {
+				seen(k)
+				n++
+			}
+		}
+		if err != nil {
+			return n
+		}
+	}
+}
+
+// writeAll POSTs c.writes objects from c.writers writers; body(i) builds
+// the i-th (and records when it was sent). A 429 is retried after its
+// Retry-After. It returns the count of each final status code.
+func writeAll(ctx context.Context, coll string, c config, body func(i int) []byte) map[int]int {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.writers}}
+	defer client.CloseIdleConnections()
+	var next atomic.Int64
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for range c.writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= c.writes || ctx.Err() != nil {
+					return
+				}
+				code := post(ctx, client, coll, body(i))
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return codes
+}
+
+// post sends one create, retrying 429s; it returns the final status code
+// (0 for a transport error).
+func post(ctx context.Context, client *http.Client, u string, body []byte) int {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests {
+			return resp.StatusCode
+		}
+		if !sleep(ctx, retryAfter(resp)) {
+			return resp.StatusCode
+		}
+	}
+}
+
+func retryAfter(resp *http.Response) time.Duration {
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return time.Second
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// configMapJSON is a ConfigMap whose one data value is size bytes.
+func configMapJSON(name string, size int) []byte {
+	return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name +
+		`"},"data":{"d":"` + strings.Repeat("x", size) + `"}}`)
+}
+
+// probeHealth GETs /healthz every 100 ms on a connection of its own until
+// ctx ends, recording how long each answer took.
+func probeHealth(ctx context.Context, base string, h *histogram) {
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		start := time.Now()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
+		if resp, err := client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			h.add(time.Since(start))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,153 @@
+// Command load measures the apiserver under the loads of issue 15 on this
+// machine, against a server it starts as a separate process (so the
+// server's CPU and memory are its own, and the watchers' connections do not
+// share its file descriptors):
+//
+//	go build -o /tmp/apiserver ./cmd/apiserver
+//	go run ./cmd/load -apiserver /tmp/apiserver -scenario fanout    # 10,000 watchers, 500 creates of 1 KiB from 4 writers
+//	go run ./cmd/load -apiserver /tmp/apiserver -scenario puts      # 1,000 PUTs of a 2 MB object
+//	go run ./cmd/load -apiserver /tmp/apiserver -scenario lists     # 64 parallel LISTs of 50,000 × 1 KiB
+//
+// It talks to loopback only, and every run is bounded in size (flags are
+// capped) and in time (-timeout). It prints one report: deliveries per
+// second, write-to-receive latency, server CPU per delivery, peak server
+// RSS, /healthz latency, 429s. docs/performance-limits.md has the numbers
+// and the machine they came from. -url runs against a server you started
+// yourself (then -pid, if given, is read for CPU and RSS; Linux only).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+// Bounds on what one run may ask for.
+const (
+	maxWatchers = 20000
+	maxWrites   = 100000
+	maxTimeout  = 30 * time.Minute
+)
+
+// config is a run's parameters.
+type config struct {
+	scenario   string
+	apiserver  string
+	serverArgs string
+	url        string
+	pid        int
+	watchers   int
+	writes     int
+	writers    int
+	size       int
+	puts       int
+	putSize    int
+	objects    int
+	lists      int
+	timeout    time.Duration
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.StringVar(&c.scenario, "scenario", "fanout", "fanout, puts or lists (see the package comment)")
+	fs.StringVar(&c.apiserver, "apiserver", "", "path of an apiserver binary to start on a free loopback port (go build ./cmd/apiserver)")
+	fs.StringVar(&c.serverArgs, "server-args", "", "extra flags for the started apiserver, space-separated")
+	fs.StringVar(&c.url, "url", "", "base URL of a server already running on loopback (instead of -apiserver)")
+	fs.IntVar(&c.pid, "pid", 0, "with -url: the server's process id, for its CPU and RSS (Linux)")
+	fs.IntVar(&c.watchers, "watchers", 10000, "fanout: concurrent watchers (at most 20,000)")
+	fs.IntVar(&c.writes, "writes", 500, "fanout: creates")
+	fs.IntVar(&c.writers, "writers", 4, "fanout: concurrent writers")
+	fs.IntVar(&c.size, "size", 1024, "fanout, lists: bytes of data per object")
+	fs.IntVar(&c.puts, "puts", 1000, "puts: PUTs of one object")
+	fs.IntVar(&c.putSize, "put-size", 2<<20, "puts: bytes of the object's data")
+	fs.IntVar(&c.objects, "objects", 50000, "lists: objects to create first")
+	fs.IntVar(&c.lists, "lists", 64, "lists: parallel LISTs")
+	fs.DurationVar(&c.timeout, "timeout", 5*time.Minute, "bound on the whole run (at most 30m)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case c.watchers < 1 || c.watchers > maxWatchers:
+		return fmt.Errorf("-watchers must be 1..%d", maxWatchers)
+	case c.writes < 1 || c.writes > maxWrites || c.puts < 1 || c.puts > maxWrites || c.objects < 1 || c.objects > maxWrites:
+		return fmt.Errorf("-writes, -puts and -objects must be 1..%d", maxWrites)
+	case c.writers < 1 || c.writers > 64 || c.lists < 1 || c.lists > 256:
+		return errors.New("-writers must be 1..64 and -lists 1..256")
+	case c.size < 0 || c.size > 1<<20 || c.putSize < 0 || c.putSize > 3<<20:
+		return errors.New("-size must be at most 1 MiB and -put-size at most 3 MiB")
+	case c.timeout <= 0 || c.timeout > maxTimeout:
+		return fmt.Errorf("-timeout must be positive and at most %v", maxTimeout)
+	case (c.apiserver == "") == (c.url == ""):
+		return errors.New("give exactly one of -apiserver and -url")
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	base, pid := c.url, c.pid
+	if c.apiserver != "" {
+		srv, err := startServer(ctx, c.apiserver, c.serverArgs, stderr)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		base, pid = srv.url, srv.pid
+	}
+	if err := loopbackOnly(base); err != nil {
+		return err
+	}
+	proc := newProcWatch(pid)
+	defer proc.stop()
+
+	var rep report
+	var err error
+	switch c.scenario {
+	case "fanout":
+		rep, err = fanout(ctx, base, c)
+	case "puts":
+		rep, err = puts(ctx, base, c)
+	case "lists":
+		rep, err = lists(ctx, base, c)
+	default:
+		return fmt.Errorf("unknown -scenario %q", c.scenario)
+	}
+	rep.server = proc.snapshot()
+	rep.print(stdout)
+	return err
+}
+
+// loopbackOnly refuses to load anything but this machine.
+func loopbackOnly(base string) error {
+	u, err := url.Parse(base)
+	if err != nil {
+		return err
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%s is not a loopback address: this harness only loads this machine", base)
+	}
+	return nil
+}
