@@ -3,6 +3,7 @@ module listwatch
 go 1.26.0
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/net v0.62.0
 	google.golang.org/protobuf v1.36.12

@@ -27,6 +27,10 @@ const (
 	// MaxRequestBodyBytes is the largest request body accepted (Kubernetes'
 	// default is 3 MiB); a larger one gets 413.
 	MaxRequestBodyBytes = filters.MaxRequestBodyBytes
+	// DefaultCompactionInterval is kube-apiserver's
+	// --etcd-compaction-interval: every 5 minutes the store forgets the
+	// history older than the previous run of the compactor.
+	DefaultCompactionInterval = 5 * time.Minute
 )
 
 // Config configures a Server. The zero value is usable: it listens on a free
@@ -47,6 +51,24 @@ type Config struct {
 	// HistorySize is each watch cache's ring buffer, in events (0: the
 	// watch cache's default).
 	HistorySize int
+	// HistoryBytes bounds each watch cache's ring in bytes (0: the watch
+	// cache's default, 64 MiB).
+	HistoryBytes int64
+	// StoreHistoryBytes, CompactionInterval and StartRevision configure
+	// the in-memory store Start makes when Store is nil; a store passed in
+	// brings its own.
+	//
+	// StoreHistoryBytes bounds the store's history in bytes (0: the
+	// store's default, 128 MiB).
+	StoreHistoryBytes int64
+	// CompactionInterval is how often the store compacts its history in
+	// the background (0: DefaultCompactionInterval; negative: never).
+	CompactionInterval time.Duration
+	// StartRevision is the store's first revision (0: 1). cmd/apiserver
+	// passes store.RevisionFromClock, so that after a restart every
+	// resourceVersion of the previous run is too old (410) rather than
+	// silently meaningless; see docs/limits.md.
+	StartRevision int64
 	// WatcherBuffer is each watcher's bounded queue, in frames (0: the watch
 	// cache's default).
 	WatcherBuffer int
@@ -78,6 +100,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BookmarkInterval <= 0 {
 		c.BookmarkInterval = DefaultBookmarkInterval
+	}
+	if c.CompactionInterval == 0 {
+		c.CompactionInterval = DefaultCompactionInterval
 	}
 	return c
 }

@@ -97,7 +97,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		writeTimeout: filters.ResponseWriteTimeout,
 	}
 	if s.store == nil {
-		s.store = store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer})
+		s.store = store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer,
+			HistoryBytes: cfg.StoreHistoryBytes, StartRevision: cfg.StartRevision,
+			CompactionInterval: max(cfg.CompactionInterval, 0)})
 		s.ownStore = true
 	}
 	s.faults = faults.New(s.registry, s.store, cfg.BookmarkInterval, cfg.Tracer)
@@ -156,6 +158,7 @@ func (s *Server) init(ctx context.Context) error {
 			Kind:             e.Kind,
 			APIVersion:       e.APIVersion(),
 			HistorySize:      s.cfg.HistorySize,
+			HistoryBytes:     s.cfg.HistoryBytes,
 			WatcherBuffer:    s.cfg.WatcherBuffer,
 			BookmarkInterval: s.faults.BookmarkInterval,
 			Tracer:           s.tracer,

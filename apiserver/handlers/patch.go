@@ -42,6 +42,12 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		return
 	}
 	updated, err := h.guaranteedUpdate(r, ri, func(cur *api.Object) (*api.Object, error) {
+		// A client that went away gets no more work done for it, not even
+		// one more retry after a conflict. (The store checks too, between
+		// attempts; applying is bounded by the patch package's limits.)
+		if err := r.Context().Err(); err != nil {
+			return nil, err
+		}
 		patched, err := apply(negotiation.WithKind(res, cur).AppendJSON(nil))
 		if err != nil {
 			return nil, err

@@ -14,7 +14,13 @@
 // Files: patch.go (the types we accept and Func), merge.go, json.go.
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
-// patch.go's patchers, with the libraries it calls
-// (github.com/evanphx/json-patch for both JSON formats,
-// k8s.io/apimachinery/pkg/util/strategicpatch), hand-written here.
+// patch.go's patchers. Like them we apply JSON patch and JSON merge patch
+// with github.com/evanphx/json-patch (kube-apiserver v1.32 uses its v4 as
+// gopkg.in/evanphx/json-patch.v4; we use v5, whose copy limit is an option
+// of each call rather than a package variable), under kube-apiserver's
+// limits: 10,000 operations, 3 MiB of accumulated copies
+// (JSONPatchMaxCopyBytes), and a result no larger than a request body.
+// Strategic merge patch needs each kind's schema
+// (k8s.io/apimachinery/pkg/util/strategicpatch); ours is a hand-written,
+// schemaless approximation (merge.go).
 package patch

@@ -15,5 +15,5 @@ func ExampleFunc() {
 	}
 	out, err := apply([]byte(`{"metadata":{"name":"x","labels":{"old":"1"}}}`))
 	fmt.Println(string(out), err)
-	// Output: {"metadata":{"labels":{"app":"web"},"name":"x"}} <nil>
+	// Output: {"metadata":{"name":"x","labels":{"app":"web"}}} <nil>
 }

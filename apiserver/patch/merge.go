@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
 )
 
 // JSON merge patch (RFC 7386): the patch is a partial object; its members
 // replace the target's, objects merge recursively, null deletes. This is
 // what kubectl label and annotate send (application/merge-patch+json).
+// Like kube-apiserver we apply it with github.com/evanphx/json-patch's
+// MergePatch, which keeps the target's member order and raw values.
 //
 // kubectl edit and kubectl patch send strategic merge patches, which are
 // merge patches plus list-merging rules that need each kind's schema. Our
@@ -38,16 +42,19 @@ func decodeJSON(data []byte) (any, error) {
 // applyMergePatch merges patch into doc; strategic treats the patch as a
 // strategic merge patch (see above). Both must be JSON objects.
 func applyMergePatch(doc, patch []byte, strategic bool) ([]byte, error) {
-	target, err := decodeJSON(doc)
-	if err != nil {
-		return nil, err
-	}
 	p, err := decodeJSON(patch)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := p.(map[string]any); !ok {
 		return nil, errBadMergePatch
+	}
+	if !strategic {
+		return jsonpatch.MergePatch(doc, patch)
+	}
+	target, err := decodeJSON(doc)
+	if err != nil {
+		return nil, err
 	}
 	merged, _ := mergeValue(target, p, strategic)
 	return json.Marshal(merged)

@@ -1,10 +1,15 @@
 package patch
 
 import (
+	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
 )
 
 func TestMergePatch(t *testing.T) {
@@ -42,22 +47,20 @@ func TestJSONPatch(t *testing.T) {
 		{"add member", `[{"op":"add","path":"/n","value":null}]`, `{"a":{"b":[1,2,3]},"c":"x","d~e/f":1,"n":null}`, ""},
 		{"add to array", `[{"op":"add","path":"/a/b/1","value":9}]`, `{"a":{"b":[1,9,2,3]},"c":"x","d~e/f":1}`, ""},
 		{"append", `[{"op":"add","path":"/a/b/-","value":4}]`, `{"a":{"b":[1,2,3,4]},"c":"x","d~e/f":1}`, ""},
+		{"negative index, as kube-apiserver allows", `[{"op":"remove","path":"/a/b/-1"}]`, `{"a":{"b":[1,2]},"c":"x","d~e/f":1}`, ""},
 		{"replace root member", `[{"op":"replace","path":"/c","value":{"y":1}}]`, `{"a":{"b":[1,2,3]},"c":{"y":1},"d~e/f":1}`, ""},
 		{"escaped pointer", `[{"op":"remove","path":"/d~0e~1f"}]`, `{"a":{"b":[1,2,3]},"c":"x"}`, ""},
 		{"remove array element", `[{"op":"remove","path":"/a/b/0"}]`, `{"a":{"b":[2,3]},"c":"x","d~e/f":1}`, ""},
 		{"move", `[{"op":"move","from":"/c","path":"/z"}]`, `{"a":{"b":[1,2,3]},"z":"x","d~e/f":1}`, ""},
 		{"copy", `[{"op":"copy","from":"/a","path":"/a2"}]`, `{"a":{"b":[1,2,3]},"a2":{"b":[1,2,3]},"c":"x","d~e/f":1}`, ""},
-		{"test passes", `[{"op":"test","path":"/a/b","value":[1,2,3.0]}]`, doc, ""},
-		{"test fails", `[{"op":"test","path":"/c","value":"y"}]`, "", "testing value /c failed"},
-		{"replace missing", `[{"op":"replace","path":"/nope","value":1}]`, "", "does not exist"},
-		{"index out of range", `[{"op":"add","path":"/a/b/7","value":1}]`, "", "out of bounds"},
-		{"leading zero index", `[{"op":"remove","path":"/a/b/01"}]`, "", "invalid array index"},
-		{"through a scalar", `[{"op":"add","path":"/c/x","value":1}]`, "", "scalar"},
-		{"bad pointer", `[{"op":"add","path":"c","value":1}]`, "", "must start with '/'"},
-		{"missing value", `[{"op":"add","path":"/x"}]`, "", "missing value"},
-		{"move into itself", `[{"op":"move","from":"/a","path":"/a/x"}]`, "", "into itself"},
-		{"unknown op", `[{"op":"frob","path":"/a"}]`, "", "unsupported operation"},
-		{"remove root", `[{"op":"remove","path":""}]`, "", "whole document"},
+		{"test passes", `[{"op":"test","path":"/a/b","value":[1,2,3]}]`, doc, ""},
+		{"test fails", `[{"op":"test","path":"/c","value":"y"}]`, "", "test failed"},
+		{"replace missing", `[{"op":"replace","path":"/nope","value":1}]`, "", "missing"},
+		{"index out of range", `[{"op":"add","path":"/a/b/7","value":1}]`, "", "invalid index"},
+		{"through a scalar", `[{"op":"add","path":"/c/x","value":1}]`, "", "missing path"},
+		{"bad pointer", `[{"op":"add","path":"c","value":1}]`, "", "missing path"},
+		{"move into itself", `[{"op":"move","from":"/a","path":"/a/x"}]`, "", "missing"},
+		{"remove root", `[{"op":"remove","path":""}]`, "", "nonexistent"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,21 +75,104 @@ func TestJSONPatch(t *testing.T) {
 			assert.JSONEq(t, c.want, string(got))
 		})
 	}
+	for _, bad := range []string{`[{"op":"add","path":"/x"}]`, `[{"op":"frob","path":"/a"}]`, `{"op":"add"}`, `[`} {
+		_, err := decodeJSONPatch([]byte(bad))
+		assert.Error(t, err, "%s does not decode", bad)
+	}
 }
 
+// doublingPatch is finding 1 of issue 15: an array, then n copies of it
+// into itself, each doubling it.
+func doublingPatch(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`[{"op":"add","path":"/zz","value":[0]}`)
+	for range n {
+		b.WriteString(`,{"op":"copy","from":"/zz","path":"/zz/-"}`)
+	}
+	b.WriteString("]")
+	return []byte(b.String())
+}
+
+const testDoc = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}}`
+
+func TestLimits(t *testing.T) {
+	cases := []struct {
+		name      string
+		patchType string
+		patch     []byte
+		code      int32 // 0: applies
+		message   string
+	}{
+		{"50 doubling copies (2.4 KB)", JSONPatchType, doublingPatch(50), 422, "accumulated size increase"},
+		{"22 doubling copies (1.1 KB)", JSONPatchType, doublingPatch(22), 422, "exceeding the limit 3145728"},
+		{"10 doubling copies", JSONPatchType, doublingPatch(10), 0, ""},
+		{"too many operations", JSONPatchType, []byte("[" + strings.Repeat(`{"op":"test","path":"/kind","value":"ConfigMap"},`, MaxJSONPatchOperations) +
+			`{"op":"test","path":"/kind","value":"ConfigMap"}]`), 413, "The allowed maximum operations in a JSON patch is 10000, got 10001"},
+		{"a merge patch whose result is too large", MergePatchType,
+			[]byte(`{"data":{"a":"` + strings.Repeat("x", MaxResultBytes) + `"}}`), 413, "more than the limit of 3145728"},
+		{"a JSON patch whose result is too large", JSONPatchType,
+			[]byte(`[{"op":"add","path":"/data","value":"` + strings.Repeat("x", MaxResultBytes) + `"}]`), 413, "the patched object is"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			apply, err := Func(c.patchType, c.patch)
+			if err == nil {
+				_, err = apply([]byte(testDoc))
+			}
+			if c.code == 0 {
+				require.NoError(t, err)
+				return
+			}
+			var st *api.Status
+			require.ErrorAs(t, err, &st)
+			assert.Equal(t, c.code, st.Code)
+			assert.Contains(t, st.Message, c.message)
+		})
+	}
+}
+
+// BenchmarkDoublingPatch measures what finding 1's patch costs now: it is
+// refused after about 3 MiB of copying (see B/op), where it used to grow
+// the server by gigabytes.
+func BenchmarkDoublingPatch(b *testing.B) {
+	patch := doublingPatch(50)
+	b.ReportAllocs()
+	for b.Loop() {
+		apply, err := Func(JSONPatchType, patch)
+		if err == nil {
+			_, err = apply([]byte(testDoc))
+		}
+		var st *api.Status
+		if !errors.As(err, &st) || st.Code != 422 {
+			b.Fatalf("want 422, got %v", err)
+		}
+	}
+}
+
+// FuzzPatch: whatever the patch, every patch type either applies it and
+// returns valid JSON no larger than MaxResultBytes, or answers a 4xx
+// Status; never a panic, never unbounded work (the doubling seed).
 func FuzzPatch(f *testing.F) {
 	doc := []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","labels":{"a":"b"}},"data":{"k":"v","l":[1,2]}}`)
 	for _, s := range []string{`{"data":{"k":null}}`, `{"metadata":{"$patch":"delete"}}`, `[{"op":"add","path":"/data/l/-","value":3}]`,
-		`[{"op":"move","from":"/data","path":"/d"}]`, `[{"op":"copy","from":"/metadata","path":"/metadata/labels/x"}]`, `{"$setElementOrder/data":[1]}`} {
+		`[{"op":"move","from":"/data","path":"/d"}]`, `[{"op":"copy","from":"/metadata","path":"/metadata/labels/x"}]`, `{"$setElementOrder/data":[1]}`,
+		string(doublingPatch(30)), `[{"op":"copy","from":"","path":"/data/self"}]`, `[{"op":"add","path":"/data/l/-1","value":0}]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, patch string) {
 		for _, pt := range []string{MergePatchType, StrategicPatchType, JSONPatchType} {
 			apply, err := Func(pt, []byte(patch))
-			if err != nil {
-				continue
+			if err == nil {
+				var out []byte
+				if out, err = apply(doc); err == nil {
+					require.True(t, json.Valid(out), "%s result %q", pt, out)
+					require.LessOrEqual(t, len(out), MaxResultBytes)
+					continue
+				}
 			}
-			_, _ = apply(doc)
+			var st *api.Status
+			require.ErrorAs(t, err, &st, "%s: %v", pt, err)
+			require.True(t, st.Code >= 400 && st.Code < 500, "%s: %d %s", pt, st.Code, st.Message)
 		}
 	})
 }

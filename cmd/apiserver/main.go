@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 
 	"listwatch/apiserver"
 	"listwatch/narrate"
+	"listwatch/store"
 )
 
 func main() {
@@ -67,6 +69,13 @@ fault switch; the switches are POSTs under /faults/:
 
 GET /faults shows their state.
 
+A restart forgets everything: the store lives in memory. Revisions start
+from the wall clock (microseconds since 1970) unless --revisions-from-clock
+is false, so they are above every resourceVersion the previous run issued:
+a client that resumes a list or watch from one gets 410 Expired, re-lists
+and sees the new, empty state, instead of waiting in silence. Limits on
+memory, requests and selectors, and what a client sees at each: docs/limits.md.
+
 Flags:
 `
 
@@ -83,6 +92,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"how often watchers that asked for bookmarks (allowWatchBookmarks=true) get one")
 	historySize := fs.Int("history-size", 0,
 		"events each watch cache keeps to replay to watches that resume from an older resourceVersion (0: the watch cache's default); older ones get 410 Expired")
+	historyBytes := fs.Int64("history-bytes", 0,
+		"bytes of events each watch cache keeps, each charged twice its object (0: the watch cache's default, 64 MiB); older ones get 410 Expired")
+	storeHistoryBytes := fs.Int64("store-history-bytes", 0,
+		"bytes of objects the store's history keeps (0: the store's default, 128 MiB); older revisions get 410 Expired")
+	compactionInterval := fs.Duration("compaction-interval", apiserver.DefaultCompactionInterval,
+		"compact the store's history this often, through the revision of the previous run (kube-apiserver's --etcd-compaction-interval); 0 never")
+	fromClock := fs.Bool("revisions-from-clock", true,
+		"start revisions from the wall clock, so resourceVersions from before a restart get 410 Expired (false: start at 1)")
 	watcherBuffer := fs.Int("watcher-buffer", 0,
 		"events queued per watcher before it counts as slow and is closed (0: the watch cache's default)")
 	enableFaults := fs.Bool("enable-faults", false,
@@ -110,9 +127,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		MinRequestTimeout: *minRequestTimeout,
 		BookmarkInterval:  *bookmarkInterval,
 		HistorySize:       *historySize,
-		WatcherBuffer:     *watcherBuffer,
-		EnableFaults:      *enableFaults,
-		Token:             *token,
+		HistoryBytes:      *historyBytes,
+		StoreHistoryBytes: *storeHistoryBytes,
+		// 0 means "never" here but "the default" in Config.
+		CompactionInterval: *compactionInterval,
+		WatcherBuffer:      *watcherBuffer,
+		EnableFaults:       *enableFaults,
+		Token:              *token,
+	}
+	if cfg.CompactionInterval == 0 {
+		cfg.CompactionInterval = -1
+	}
+	if *fromClock {
+		cfg.StartRevision = store.RevisionFromClock(time.Now())
+	}
+	if w := exposureWarning(*listen, *token); w != "" {
+		fmt.Fprintln(stderr, w)
 	}
 	if !*quiet {
 		cfg.Logger = log.New(stderr, "", log.LstdFlags)
@@ -140,4 +170,29 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// exposureWarning is the warning for a server reachable from other machines
+// without a token: anyone who can connect can read and change everything.
+// It is "" for a loopback address or when a token is set.
+func exposureWarning(listen, token string) string {
+	if token != "" {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		host = listen
+	}
+	if host == "localhost" {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	where := host
+	if where == "" {
+		where = "every interface"
+	}
+	return "apiserver: WARNING: listening on " + where + " without --token: anyone who can reach this port can read and write every object. " +
+		"Use --listen 127.0.0.1:8080, or set --token."
 }

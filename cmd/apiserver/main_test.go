@@ -22,7 +22,8 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 	err := run(context.Background(), []string{"--help"}, &out)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	for _, f := range []string{"-listen", "-min-request-timeout", "-bookmark-interval", "-history-size",
-		"-watcher-buffer", "-enable-faults", "-token", "-trace", "-quiet", "kill-watches", "compact", "stall-watches",
+		"-watcher-buffer", "-history-bytes", "-store-history-bytes", "-compaction-interval", "-revisions-from-clock",
+		"A restart forgets everything", "410 Expired", "-enable-faults", "-token", "-trace", "-quiet", "kill-watches", "compact", "stall-watches",
 		"watch-timeout", "bookmark-interval", "fail-resource", "request-delay", "127.0.0.1:8080", "http://127.0.0.1:8080/ui/"} {
 		assert.Contains(t, out.String(), f)
 	}
