@@ -213,6 +213,7 @@ func TestLivePageAndItsDebugFields(t *testing.T) {
 	transports := map[string]bool{}
 	for _, w := range caches[i].Watchers {
 		transports[w.Transport] = true
+		assert.Equal(t, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true", w.Request)
 		assert.Zero(t, w.BookmarksSent, "the cache has not moved past the watches' start")
 	}
 	assert.Equal(t, map[string]bool{"chunked": true, "websocket": true}, transports)

@@ -71,6 +71,17 @@ func newEnv(t *testing.T, query string) *env {
 	return e
 }
 
+// openTab opens another tab on the page, for the rest of the test.
+func (e *env) openTab(query string) context.Context {
+	e.t.Helper()
+	tab, cancel := chromedp.NewContext(browserCtx)
+	e.t.Cleanup(cancel)
+	require.NoError(e.t, chromedp.Do(tab,
+		chromedp.EmulateViewport(viewportW, viewportH),
+		chromedp.Navigate(e.srv.URL()+"/ui/?namespace="+namespace+query)))
+	return tab
+}
+
 // do sends a REST request and checks its status code.
 func (e *env) do(method, path, body string, want int) []byte {
 	e.t.Helper()

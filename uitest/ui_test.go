@@ -197,3 +197,25 @@ func TestRefusedWatchIsRetriedUntilTheFaultEnds(t *testing.T) {
 	e.createConfigMap(namespace, "after-429")
 	e.waitTableMatchesServer(appearWithin)
 }
+
+// Two tabs watching the same thing from the same RV: each marks only its
+// own watch, found by the exact request it sent (they drew different
+// timeouts, as two Reflectors almost always do).
+func TestTwoTabsEachMarkTheirOwnWatch(t *testing.T) {
+	e := newEnv(t, "&timeout=300")
+	other := e.openTab("&timeout=301")
+	ownIDs := func(tab context.Context) []string {
+		t.Helper()
+		_, err := chromedp.Run(tab, chromedp.Poll[bool](
+			`document.querySelectorAll('#watchers tr[data-watcher]').length === 2 && document.querySelectorAll('#watchers tr[data-own="true"]').length === 1`,
+			chromedp.WithPollingTimeout(recoverWithin)))
+		require.NoError(t, err, "two watchers listed, one of them marked")
+		ids, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#watchers tr[data-own="true"]')].map(tr => tr.dataset.watcher)`))
+		require.NoError(t, err)
+		return ids
+	}
+	first, second := ownIDs(e.tab), ownIDs(other)
+	require.Len(t, first, 1)
+	require.Len(t, second, 1)
+	assert.NotEqual(t, first[0], second[0])
+}

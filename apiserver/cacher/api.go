@@ -114,6 +114,10 @@ type WatchOptions struct {
 	// Transport is how the watch is written, "chunked" or "websocket", for
 	// the debug view.
 	Transport string
+	// Request is the request URI that opened the watch (path and query, as
+	// an audit log records it), for the debug view: a client finds its own
+	// watch there by the exact request it sent.
+	Request string
 }
 
 // Stats is a snapshot for the debug view.
@@ -152,6 +156,7 @@ type WatcherStat struct {
 	Field       string    `json:"fieldSelector,omitempty"`
 	Description string    `json:"description,omitempty"`
 	Transport   string    `json:"transport,omitempty"`
+	Request     string    `json:"request,omitempty"`
 	Started     time.Time `json:"started"`
 	// StartRevision is the revision the watch is served from: events at or
 	// below it are never sent, and bookmarks wait until the cache passes it.

@@ -38,6 +38,7 @@ func (c *Cacher) Stats() Stats {
 			Field:          w.opts.Field.String(),
 			Description:    w.opts.Description,
 			Transport:      w.opts.Transport,
+			Request:        w.opts.Request,
 			Started:        w.started,
 			StartRevision:  w.startRev,
 			LastRevision:   w.sent.Load(),

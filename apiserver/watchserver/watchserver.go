@@ -96,6 +96,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	opts := req.Options
 	opts.Description = r.UserAgent()
 	opts.Transport = transportOf(r)
+	opts.Request = r.URL.RequestURI()
 	if timeout > 0 {
 		opts.Deadline = time.Now().Add(timeout)
 	}

@@ -77,10 +77,12 @@ export class ServerPanel {
   }
 }
 
-// isOwnWatch finds the page's watch among the server's watchers: by the
-// request it sent, when the debug view shows requests; otherwise by what
-// the watch asked for (resource, namespace, selector, starting RV) and the
-// browser's User-Agent, which the server records as the description.
+// isOwnWatch finds the page's watch among the server's watchers by the
+// exact request it sent (path and query, with its resourceVersion and its
+// randomly drawn timeoutSeconds), which the debug view shows as "request".
+// A server whose debug view has no requests is matched by what the watch
+// asked for (resource, namespace, selector, starting RV) and the browser's
+// User-Agent, which the server records as the description.
 export function isOwnWatch(own, resource, w) {
   if (!own || !own.watch || !own.watch.openedAt) return false;
   if (w.request !== undefined) return w.request === own.watch.path;
