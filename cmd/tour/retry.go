@@ -104,19 +104,28 @@ func (t *tour) retryWatcher(ctx context.Context) error {
 	// Away while the store is compacted: the history from our
 	// resourceVersion is gone, and the re-watch is answered with 410.
 	var compacted int64
-	if _, err := t.awayWhile(ctx, cab, ev, 2, func() (string, error) {
+	latest, err := t.awayWhile(ctx, cab, ev, 2, func() (string, error) {
+		var o *api.Object
 		for i := 3; i <= 5; i++ {
-			if _, err := t.writer.Patch(ctx, demoName, client.PatchTypeMerge, dataPatch("retry-"+strconv.Itoa(i))); err != nil {
+			var err error
+			if o, err = t.writer.Patch(ctx, demoName, client.PatchTypeMerge, dataPatch("retry-"+strconv.Itoa(i))); err != nil {
 				return "", err
 			}
 		}
 		compacted = t.srv.Faults().CompactNow()
-		return "", nil
-	}); err != nil {
+		return o.Metadata.ResourceVersion, nil
+	})
+	if err != nil {
 		return err
 	}
 	if err := wait("the RetryWatcher stops on 410", func() bool {
 		return ev.handled(string(api.Error), "", "") && ev.handled("closed", "", "")
+	}); err != nil {
+		return err
+	}
+	// The informer, watching all along, has every change.
+	if err := t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the informer has rv "+latest, func() bool {
+		return t.ev.handled("update", demoKey, latest)
 	}); err != nil {
 		return err
 	}
@@ -132,10 +141,19 @@ func (t *tour) retryWatcher(ctx context.Context) error {
 func (t *tour) awayWhile(ctx context.Context, cab *cable, ev *evidence, n int, meanwhile func() (string, error)) (string, error) {
 	cab.unplug()
 	defer cab.plugIn()
+	informerWatches, _ := t.counts()
 	if err := t.killWatch(ctx); err != nil {
 		return "", fmt.Errorf("%s: %w", t.here(), err)
 	}
 	err := ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the watcher tries again", func() bool { return ev.waiting >= n })
+	if err != nil {
+		return "", err
+	}
+	// The kill reset the informer's watch too; let it watch again before
+	// the cluster moves on, so that this side story leaves it as it was.
+	err = t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the informer watches again", func() bool {
+		return t.ev.watchCount() > informerWatches
+	})
 	if err != nil {
 		return "", err
 	}

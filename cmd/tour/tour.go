@@ -398,7 +398,7 @@ func (t *tour) expired(ctx context.Context) error {
 	t.chapter(chapterExpired(burst, historySize))
 	_, lists := t.counts()
 	t.cable.unplug()
-	if err := t.killWatch(ctx); err != nil {
+	if err := t.killWatchOrAway(ctx); err != nil {
 		return fmt.Errorf("%s: %w", t.here(), err)
 	}
 
@@ -489,11 +489,34 @@ func (t *tour) changeDemo(ctx context.Context, step string) (string, error) {
 	return rv, err
 }
 
+// killWatchOrAway resets the informer's watch connection, with its cable
+// unplugged; if it is between two watches, its next request waits for the
+// network, and it is away already.
+func (t *tour) killWatchOrAway(ctx context.Context) error {
+	t.ev.mu.Lock()
+	waiting := t.ev.waiting
+	t.ev.mu.Unlock()
+	return t.killWatchUnless(ctx, func() bool {
+		t.ev.mu.Lock()
+		defer t.ev.mu.Unlock()
+		return t.ev.waiting > waiting
+	})
+}
+
 // killWatch resets the informer's watch connection. Between two watches
 // there is none to kill, so it tries again briefly.
 func (t *tour) killWatch(ctx context.Context) error {
+	return t.killWatchUnless(ctx, func() bool { return false })
+}
+
+// killWatchUnless kills every watch connection, trying again until one
+// was killed or away reports that there is no need.
+func (t *tour) killWatchUnless(ctx context.Context, away func() bool) error {
 	deadline := time.Now().Add(t.o.StageTimeout)
 	for t.srv.Faults().KillWatchConnections() == 0 {
+		if away() {
+			return nil
+		}
 		if time.Now().After(deadline) {
 			return errors.New("no watch connection to kill")
 		}

@@ -161,6 +161,7 @@ func TestTourRunsEveryStage(t *testing.T) {
 	assert.Contains(t, ch5, "tombstone default/alpha")
 
 	assertSideStories(t, out)
+	assertDocsQuoteTheTour(t, out)
 
 	// The cache converges; the checklist has every check.
 	assert.Contains(t, section(t, out, titleConverged), "informer cache:")

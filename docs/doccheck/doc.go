@@ -23,6 +23,8 @@
 //     checked to exist; and a `go test -bench` line is run with
 //     -benchtime=1x -count=1, which proves that the command and its
 //     benchmarks still work without re-measuring anything;
+//   - a `go test` line (not a benchmark or fuzz run) must have -v: a plain
+//     `go test` prints only "ok", which teaches the reader nothing;
 //   - ```bash, ```shell and ```zsh are refused: say sh or console.
 //   - Every numbered chapter (NN-name.md) names the Kubernetes file it
 //     mirrors (a k8s.io/ path), links a package of this repository and an

@@ -146,6 +146,30 @@ func GoRunTargets(text string) []string {
 	return out
 }
 
+// ShowsWhatItTeaches reports whether a command a page tells the reader to
+// run prints what the page is about. A plain `go test` prints only "ok";
+// one with -v prints every test it runs, a benchmark its numbers, a fuzz
+// run its progress. Any other command is assumed to.
+func ShowsWhatItTeaches(cmd string) bool {
+	f := strings.Fields(cmd)
+	if len(f) < 2 || f[0] != "go" || f[1] != "test" {
+		return true
+	}
+	for _, a := range f[2:] {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch name {
+		case "bench", "fuzz":
+			return true
+		case "v":
+			return !hasValue || value == "true"
+		}
+	}
+	return false
+}
+
 // QuickBench turns a "go test -bench" command into one that runs every
 // benchmark it selects exactly once (-benchtime=1x -count=1): enough to
 // prove that the command and its benchmarks still work, without spending

@@ -125,6 +125,10 @@ func TestShellBlocksRunOrAreIllustrative(t *testing.T) {
 				if delegated(cmd) {
 					continue // TestGoRunTargetsArePrograms checked it; its own test runs it
 				}
+				if !ShowsWhatItTeaches(cmd) {
+					t.Errorf("%s: %q prints only \"ok\": add -v, so that the reader sees the tests it runs, or show a go run instead", where(p, b.Line), cmd)
+					continue
+				}
 				if testing.Short() {
 					continue
 				}
@@ -228,5 +232,20 @@ func TestIndexLinksEveryPage(t *testing.T) {
 		if p.name != "README.md" {
 			assert.True(t, linked[p.name], "docs/README.md does not link %s", p.name)
 		}
+	}
+}
+
+// A go test line must show what it runs.
+func TestShowsWhatItTeaches(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"go run ./examples/07-indexer":                         true,
+		"go test -count=1 -run '_k8s' ./fifo":                  false,
+		"go test -count=1 -v -run '_k8s' ./fifo":               true,
+		"go test -v=false ./fifo":                              false,
+		"go test -run '^$' -bench . -benchmem -count 6 ./api/": true,
+		"go test ./client -run '^$' -fuzz FuzzEventDecoder":    true,
+		"curl -s http://127.0.0.1:8080/debug/listwatch":        true,
+	} {
+		assert.Equal(t, want, ShowsWhatItTeaches(cmd), cmd)
 	}
 }

@@ -197,7 +197,7 @@ func makeChanges(ctx context.Context, p *demo.Printer, cms *client.ResourceClien
 func overWebsocket(ctx context.Context, p *demo.Printer, base, path string, cms *client.ResourceClient, width int) error {
 	p.Section("2. the same watch over a websocket: one message per event")
 	wsURL := "ws" + strings.TrimPrefix(base, "http") + path
-	p.Say("websocat", "websocat '%s'", wsURL)
+	p.Say("by hand", "go run ./cmd/wswatch '%s'   (websocat, with nothing to install)", wsURL)
 	p.Say("note", "same resourceVersion, so the server replays the same four changes from its watch cache")
 
 	cfg, err := websocket.NewConfig(wsURL, base)

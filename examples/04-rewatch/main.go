@@ -54,7 +54,10 @@ func main() {
 	flag.IntVar(&s.changes, "changes", 12, "how many changes each consumer must see")
 	flag.DurationVar(&s.interval, "interval", 250*time.Millisecond, "time between changes")
 	flag.BoolVar(&s.kill, "kill", true, "kill the watch connection halfway through (the article's tcpkill)")
-	flag.DurationVar(&s.restart, "restart-delay", client.DefaultMinRestartDelay,
+	// Longer than the server's one-second watches, so that there is a gap
+	// between one watch and the next, as there is whenever a re-watch
+	// has to wait: parts 1 and 2 replay the gap, part 3 loses it.
+	flag.DurationVar(&s.restart, "restart-delay", 2*client.DefaultMinRestartDelay,
 		"least time from the start of one watch to the start of the next (client-go's RetryWatcher: 1s)")
 	flag.IntVar(&s.only, "part", 0, "run only this part (1, 2 or 3); 0 runs all three")
 	trace := flag.Bool("trace", false, "narrate every layer (store, watch cache, HTTP, StreamWatcher, RetryWatcher)")
@@ -254,7 +257,13 @@ func (st *storm) run(ctx context.Context, begin start, factory client.WatcherFac
 			written = append(written, obj.Metadata.ResourceVersion)
 			mu.Unlock()
 			if st.s.kill && i == st.s.changes/2 {
+				// Between two watches there is no connection to kill:
+				// wait (briefly) for the next one.
 				n := st.srv.Faults().KillWatchConnections()
+				for deadline := time.Now().Add(3 * st.s.restart); n == 0 && time.Now().Before(deadline); {
+					time.Sleep(10 * time.Millisecond)
+					n = st.srv.Faults().KillWatchConnections()
+				}
 				st.p.Say("fault", "KillWatchConnections: %d watch connection(s) reset, no goodbye (the article's tcpkill)", n)
 			}
 		}

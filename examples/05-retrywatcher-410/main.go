@@ -104,9 +104,14 @@ func run(p *demo.Printer, history, changes int, compact, trace bool) error {
 		return err
 	}
 	updates := make(chan *api.Object, 100)
+	added := make(chan struct{}, 1)
 	_, err = inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc: func(obj *api.Object, initial bool) {
 			p.Say("informer", "OnAdd    %s rv=%s n=%s (initial list: %v)", obj.Metadata.Name, obj.Metadata.ResourceVersion, demo.Data(obj, "n"), initial)
+			select {
+			case added <- struct{}{}:
+			default:
+			}
 		},
 		UpdateFunc: func(old, obj *api.Object) {
 			p.Say("informer", "OnUpdate %s rv %s→%s, n %s→%s", obj.Metadata.Name,
@@ -123,14 +128,23 @@ func run(p *demo.Printer, history, changes int, compact, trace bool) error {
 	if !informer.WaitForCacheSync(ctx, inf) {
 		return fmt.Errorf("the informer did not sync")
 	}
+	// The handler hears of the list after the cache has it; wait for it,
+	// so that its OnAdd is printed before the first change.
+	select {
+	case <-added:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("the informer's handler was not told about the list")
+	}
 
 	p.Section("1. connected: both clients see every change")
 	for n := 1; n <= 3; n++ {
+		// Printed before the write: the handlers can be told about it
+		// before the write's response is even read.
+		p.Say("change", "update demo: n=%d", n)
 		obj, err := update(ctx, cms, n)
 		if err != nil {
 			return err
 		}
-		p.Say("change", "update demo: n=%d (rv %s)", n, obj.Metadata.ResourceVersion)
 		if err := retryEvent(p, rw, obj.Metadata.ResourceVersion); err != nil {
 			return err
 		}
@@ -144,13 +158,14 @@ func run(p *demo.Printer, history, changes int, compact, trace bool) error {
 	informerCable.Unplug()
 	killed := srv.Faults().KillWatchConnections()
 	p.Say("fault", "network down, and KillWatchConnections reset %d watch connection(s)", killed)
+	p.Say("change", "update demo %d times: n=4 … n=%d", changes, 3+changes)
 	var last *api.Object
 	for n := 4; n < 4+changes; n++ {
 		if last, err = update(ctx, cms, n); err != nil {
 			return err
 		}
 	}
-	p.Say("change", "updated demo %d times: n=4 … n=%d, now at rv %s", changes, 3+changes, last.Metadata.ResourceVersion)
+	p.Say("change", "demo is now at rv %s", last.Metadata.ResourceVersion)
 	if compact {
 		// Unlike kube-apiserver, whose watch cache outlives an etcd
 		// compaction, our CompactNow switch makes every older watch 410 too,

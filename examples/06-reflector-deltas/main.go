@@ -112,18 +112,20 @@ func run(p *demo.Printer, queueKind string, history int, trace bool) error {
 	}
 
 	p.Section("2. watch: each event becomes one delta")
+	// Each change is printed before it is made: the delta it causes can
+	// be popped before the write's response is even read.
+	p.Say("change", "create d")
 	if _, err := cms.Create(ctx, demo.ConfigMap("d", map[string]string{"v": "1"}, nil)); err != nil {
 		return err
 	}
-	p.Say("change", "create d")
+	p.Say("change", "update a: v=2")
 	if _, err := cms.Update(ctx, demo.ConfigMap("a", map[string]string{"v": "2"}, nil)); err != nil {
 		return err
 	}
-	p.Say("change", "update a: v=2")
+	p.Say("change", "delete c")
 	if err := cms.Delete(ctx, "c", client.DeleteOptions{}); err != nil {
 		return err
 	}
-	p.Say("change", "delete c")
 	if err := waitFor(func() bool { return has(cache, "d") && !has(cache, "c") && data(cache, "a") == "2" }, "the three changes"); err != nil {
 		return err
 	}
@@ -131,14 +133,14 @@ func run(p *demo.Printer, queueKind string, history int, trace bool) error {
 	p.Section("3. disconnected: b is deleted while nobody watches, and the server's window moves on")
 	cable.Unplug()
 	p.Say("fault", "network down, and KillWatchConnections reset %d watch connection(s)", srv.Faults().KillWatchConnections())
+	p.Say("change", "delete b        <- the Reflector will never see this DELETED event")
 	if err := cms.Delete(ctx, "b", client.DeleteOptions{}); err != nil {
 		return err
 	}
-	p.Say("change", "delete b        <- the Reflector will never see this DELETED event")
+	p.Say("change", "create e")
 	if _, err := cms.Create(ctx, demo.ConfigMap("e", map[string]string{"v": "1"}, nil)); err != nil {
 		return err
 	}
-	p.Say("change", "create e")
 	var a *api.Object
 	for v := 3; v < 3+history; v++ {
 		if a, err = cms.Update(ctx, demo.ConfigMap("a", map[string]string{"v": strconv.Itoa(v)}, nil)); err != nil {
