@@ -51,9 +51,11 @@ func (c *cable) plugIn() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.out {
+		// Said before the waiting requests go on, so that it is printed
+		// before anything they cause.
+		c.tr.Printf(networkLayer, "the %s's cable plugged back in", c.who)
 		c.out = false
 		close(c.up)
-		c.tr.Printf(networkLayer, "the %s's cable plugged back in", c.who)
 	}
 }
 

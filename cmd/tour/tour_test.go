@@ -252,7 +252,9 @@ func TestTourFailsClearly(t *testing.T) {
 	var out bytes.Buffer
 	err := run(context.Background(), &out, options{StageTimeout: time.Nanosecond})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "chapter 1")
+	// Usually chapter 1; a later one if the first wait found its stage
+	// done before its nanosecond ran out.
+	assert.Regexp(t, `^chapter \d+: `, err.Error())
 	assert.Contains(t, err.Error(), "did not happen within")
 	assert.Contains(t, out.String(), "✗")
 }
