@@ -48,6 +48,7 @@ func runWithEtcd(m *testing.M) int {
 	}
 	defer cli.Close()
 	sharedClient = cli
+	defer stopBenchClusters()
 	return m.Run()
 }
 

@@ -5,8 +5,8 @@
 // one Kubernetes-like control plane: they share one revision history, so a
 // resourceVersion from one means the same on all.
 //
-//	go run ./cmd/apiserver-etcd --data-dir /tmp/lw-etcd            # embedded etcd, http://127.0.0.1:8080
-//	go run ./cmd/apiserver-etcd --etcd-servers http://127.0.0.1:2379 --listen 127.0.0.1:8081
+//	go -C etcd run ./cmd/apiserver-etcd --data-dir /tmp/lw-etcd     # embedded etcd, http://127.0.0.1:8080
+//	go -C etcd run ./cmd/apiserver-etcd --etcd-servers http://127.0.0.1:2379 --listen 127.0.0.1:8081
 //
 // Stop it and start it again with the same --data-dir: every object and
 // resourceVersion is still there. The core module's `go run ./cmd/apiserver`

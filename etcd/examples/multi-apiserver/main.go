@@ -11,8 +11,8 @@
 // With --serve it then keeps the cluster and the apiservers running until
 // Ctrl-C, printing their addresses, for curl, kubectl or etcdctl.
 //
-//	go run ./examples/multi-apiserver            # from the etcd/ directory
-//	go run ./examples/multi-apiserver --serve
+//	go -C etcd run ./examples/multi-apiserver    # from the repository root
+//	go -C etcd run ./examples/multi-apiserver --serve
 package main
 
 import (
