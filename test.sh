@@ -3,7 +3,7 @@
 # repository is self-contained, formatting, go vet, staticcheck, the test
 # suites under the race detector, and a short run of every fuzz target.
 #
-#   ./test.sh         everything, about 13 minutes on 2 cores (CI runs
+#   ./test.sh         everything, about 18 minutes on 2 cores (CI runs
 #                     exactly this through .ci/run)
 #   ./test.sh quick   the core module only: gofmt, go vet and its tests
 #                     under -race; no staticcheck, no nested modules
