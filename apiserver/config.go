@@ -1,10 +1,15 @@
 package apiserver
 
 import (
+	"crypto/tls"
+	"errors"
+	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"listwatch/apiserver/filters"
+	"listwatch/apiserver/serving"
 	"listwatch/narrate"
 	"listwatch/store"
 )
@@ -78,6 +83,15 @@ type Config struct {
 	// Token, if set, is the bearer token every request must carry
 	// ("Authorization: Bearer <token>"); any other request gets 401.
 	Token string
+	// TLSCertFile and TLSKeyFile, both PEM (kube-apiserver's
+	// --tls-cert-file and --tls-private-key-file), make the server serve
+	// HTTPS, and HTTP/2 to clients that negotiate it by ALPN.
+	TLSCertFile, TLSKeyFile string
+	// SelfSignedTLS makes the server serve HTTPS with a certificate it
+	// generates, valid for 127.0.0.1, ::1 and localhost, when no
+	// TLSCertFile is given; Server.CACertificate and Server.Kubeconfig are
+	// what clients need to trust it.
+	SelfSignedTLS bool
 	// Tracer narrates every request and watch; nil is silent. The same
 	// tracer is handed to the store and the watch caches.
 	Tracer *narrate.Tracer
@@ -105,4 +119,33 @@ func (c Config) withDefaults() Config {
 		c.CompactionInterval = DefaultCompactionInterval
 	}
 	return c
+}
+
+// tls returns the TLS configuration the Config asks for (nil for plain
+// HTTP) and the certificate clients should trust when it was generated.
+func (c Config) tls() (*tls.Config, []byte, error) {
+	switch {
+	case c.TLSCertFile != "" || c.TLSKeyFile != "":
+		if c.TLSCertFile == "" || c.TLSKeyFile == "" {
+			return nil, nil, errors.New("apiserver: TLS needs both a certificate and a key file")
+		}
+		certPEM, err := os.ReadFile(c.TLSCertFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("apiserver: reading the TLS certificate: %w", err)
+		}
+		keyPEM, err := os.ReadFile(c.TLSKeyFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("apiserver: reading the TLS key: %w", err)
+		}
+		cfg, err := serving.TLSConfig(certPEM, keyPEM)
+		return cfg, nil, err
+	case c.SelfSignedTLS:
+		certPEM, keyPEM, err := serving.GenerateSelfSigned(serving.SelfSignedHosts, time.Now())
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg, err := serving.TLSConfig(certPEM, keyPEM)
+		return cfg, certPEM, err
+	}
+	return nil, nil, nil
 }

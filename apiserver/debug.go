@@ -12,6 +12,7 @@ import (
 	"listwatch/apiserver/faults"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/watchserver"
 )
 
 // The debug view: GET /debug/listwatch is a read-only JSON picture of the
@@ -56,9 +57,20 @@ type debugView struct {
 	WatchesEnded      int64            `json:"watchesEnded"`
 	WatchesOpen       int64            `json:"watchesOpen"`
 	ClosedTooSlow     int64            `json:"closedTooSlow"`
-	Caches            []cacher.Stats   `json:"watchCaches"`
-	Faults            faults.State     `json:"faults"`
-	FaultsOverHTTP    bool             `json:"faultsOverHTTP"`
+	// Connections counts the open client connections, and those that
+	// speak HTTP/2 (each carrying any number of watches).
+	Connections connectionCounts `json:"connections"`
+	// Watches are the watches being served: transport and connection.
+	Watches        []watchserver.WatchInfo `json:"watches"`
+	Caches         []cacher.Stats          `json:"watchCaches"`
+	Faults         faults.State            `json:"faults"`
+	FaultsOverHTTP bool                    `json:"faultsOverHTTP"`
+}
+
+// connectionCounts are the debug view's connection counts.
+type connectionCounts struct {
+	Open  int `json:"open"`
+	HTTP2 int `json:"http2"`
 }
 
 func (s *Server) debugView() debugView {
@@ -72,6 +84,13 @@ func (s *Server) debugView() debugView {
 		FaultsOverHTTP:    s.cfg.EnableFaults,
 	}
 	v.WatchesStarted, v.WatchesEnded = s.watch.Counts()
+	v.Watches = s.watch.Watches()
+	for _, c := range s.conns.List() {
+		v.Connections.Open++
+		if c.HTTP2() {
+			v.Connections.HTTP2++
+		}
+	}
 	v.WatchesOpen = v.WatchesStarted - v.WatchesEnded
 	for verb, n := range s.counters.verbs {
 		v.Requests[verb] = n.Load()

@@ -54,11 +54,18 @@
 //	patch/        JSON merge, strategic merge and JSON patch
 //	discovery/    /version, /api, /apis and a minimal OpenAPI v3
 //	faults/       the workshop fault switches
+//	serving/      connections, TLS and HTTP/2 (ALPN, kube-apiserver's
+//	              SETTINGS), a generated certificate and its kubeconfig
 //
 // To follow one watch: routes.go (the path and the verb) → handlers/watch.go
 // (the query) → watchserver/watchserver.go (Serve: the deadline, a cache
 // watcher, a writer, frames until the deadline, the end) → pump.go and one
-// writer (chunked.go, stream.go or websocket.go) → cacher.
+// writer (chunked.go, h2.go, websocket.go or stream.go) → cacher.
+//
+// Plain HTTP/1.1 on loopback is the default. With Config.TLSCertFile and
+// TLSKeyFile, or SelfSignedTLS, the server speaks HTTPS and HTTP/2 by ALPN,
+// as kube-apiserver does: then every watch of a client-go program is one
+// stream of one shared TCP connection.
 //
 // # What it mirrors in Kubernetes
 //

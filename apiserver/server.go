@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"listwatch/apiserver/handlers"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/serving"
 	"listwatch/apiserver/ui"
 	"listwatch/apiserver/watchserver"
 	"listwatch/narrate"
@@ -49,6 +51,11 @@ type Server struct {
 
 	faults   *faults.Faults
 	counters *counters
+	// conns are the open connections; tlsConfig is nil for plain HTTP,
+	// caPEM the certificate clients should trust when it was generated.
+	conns     *serving.Conns
+	tlsConfig *tls.Config
+	caPEM     []byte
 	// ui serves the live page under /ui/ (apiserver/ui).
 	ui http.Handler
 	// writeTimeout bounds writing one non-watch response.
@@ -81,11 +88,18 @@ const cacherStoreWatchBuffer = 16384
 // resource and serves HTTP until Stop. ctx bounds start-up only.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	tlsConfig, caPEM, err := cfg.tls()
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: listen on %s: %w", cfg.Listen, err)
 	}
 	s := &Server{
+		conns:        serving.NewConns(),
+		tlsConfig:    tlsConfig,
+		caPEM:        caPEM,
 		cfg:          cfg,
 		tracer:       cfg.Tracer,
 		listener:     ln,
@@ -102,6 +116,31 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			CompactionInterval: max(cfg.CompactionInterval, 0)})
 		s.ownStore = true
 	}
+	errorLog := cfg.Logger
+	if errorLog == nil {
+		errorLog = log.New(io.Discard, "", 0)
+	}
+	s.httpServer = &http.Server{
+		Handler:           http.HandlerFunc(s.serveHTTP),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ConnContext:       serving.ConnContext,
+		ErrorLog:          errorLog,
+	}
+	// Every connection is a serving.Conn (an id, and the connection-wide
+	// faults); over TLS, HTTP/2 is negotiated by ALPN.
+	served := s.conns.Listen(ln)
+	if tlsConfig != nil {
+		s.httpServer.TLSConfig = tlsConfig
+		if err := serving.ConfigureHTTP2(s.httpServer); err != nil {
+			s.closeStore()
+			_ = ln.Close()
+			return nil, fmt.Errorf("apiserver: configuring HTTP/2: %w", err)
+		}
+		served = tls.NewListener(served, s.httpServer.TLSConfig)
+	}
 	s.faults = faults.New(s.registry, s.store, cfg.BookmarkInterval, cfg.Tracer)
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.watch = watchserver.New(watchserver.Config{
@@ -111,6 +150,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Detach:            s.detach,
 		Tracer:            cfg.Tracer,
 	})
+	s.faults.OnStall(s.watch.FreezeHTTP2Connections)
 	s.handlers = handlers.New(s.store, s.registry, s.watch, cfg.Tracer)
 	if err := s.init(ctx); err != nil {
 		s.cancel()
@@ -123,23 +163,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		_ = ln.Close()
 		return nil, err
 	}
-	errorLog := cfg.Logger
-	if errorLog == nil {
-		errorLog = log.New(io.Discard, "", 0)
-	}
-	s.httpServer = &http.Server{
-		Handler:           http.HandlerFunc(s.serveHTTP),
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    1 << 20,
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
-		ErrorLog:          errorLog,
-	}
 	go func() {
 		defer close(s.serveDone)
 		// Serve returns http.ErrServerClosed after Shutdown; any other
 		// error (the listener failing) also just ends serving.
-		_ = s.httpServer.Serve(ln)
+		_ = s.httpServer.Serve(served)
 	}()
 	s.tracer.Printf(narrate.HTTP, "apiserver listening on %s", s.URL())
 	return s, nil
@@ -173,8 +201,23 @@ func (s *Server) init(ctx context.Context) error {
 	return nil
 }
 
-// URL is the server's base URL, e.g. http://127.0.0.1:8080.
-func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+// URL is the server's base URL, e.g. http://127.0.0.1:8080, or
+// https://127.0.0.1:6443 when it serves TLS.
+func (s *Server) URL() string {
+	if s.tlsConfig != nil {
+		return "https://" + s.listener.Addr().String()
+	}
+	return "http://" + s.listener.Addr().String()
+}
+
+// CACertificate is the PEM certificate a client should trust when the
+// server generated its own (Config.SelfSignedTLS); nil otherwise.
+func (s *Server) CACertificate() []byte { return s.caPEM }
+
+// Kubeconfig is a kubeconfig for kubectl --kubeconfig and client-go's
+// clientcmd: the server's URL, the certificate to trust when it generated
+// its own, and Config.Token if set.
+func (s *Server) Kubeconfig() []byte { return serving.Kubeconfig(s.URL(), s.caPEM, s.cfg.Token) }
 
 // Store is the store behind the API: Config.Store, or the in-memory store
 // the server made. Writing to it directly is allowed (watchers see the
@@ -209,6 +252,9 @@ func (s *Server) stop(ctx context.Context) error {
 	for _, e := range s.registry.Entries() {
 		e.Cacher.Stop()
 	}
+	// A frozen (stalled HTTP/2) connection would never finish; nothing
+	// else ends it.
+	s.conns.ResetFrozen()
 	err := s.httpServer.Shutdown(ctx)
 	if err != nil {
 		_ = s.httpServer.Close()
@@ -248,6 +294,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	s.mu.Unlock()
 	defer s.inflight.Done()
+	if r.ProtoMajor == 2 {
+		if c := serving.FromContext(r.Context()); c != nil {
+			c.MarkHTTP2()
+		}
+	}
 
 	rr := filters.NewRecorder(w)
 	defer s.logRequest(rr, r)

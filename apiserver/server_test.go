@@ -18,6 +18,7 @@ import (
 	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/faults"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/watchserver"
 	"listwatch/internal/leakcheck"
 	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
@@ -216,5 +217,5 @@ func TestLivePageAndItsDebugFields(t *testing.T) {
 		assert.Equal(t, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true", w.Request)
 		assert.Zero(t, w.BookmarksSent, "the cache has not moved past the watches' start")
 	}
-	assert.Equal(t, map[string]bool{"chunked": true, "websocket": true}, transports)
+	assert.Equal(t, map[string]bool{watchserver.TransportH1Chunked: true, watchserver.TransportH1Websocket: true}, transports)
 }

@@ -111,8 +111,8 @@ type WatchOptions struct {
 	Deadline time.Time
 	// Description is shown in the debug view (e.g. the client's user agent).
 	Description string
-	// Transport is how the watch is written, "chunked" or "websocket", for
-	// the debug view.
+	// Transport is how the watch is written ("h1 chunked", "h1 websocket",
+	// "h2 stream": the WatchServer's names), for the debug view.
 	Transport string
 	// Request is the request URI that opened the watch (path and query, as
 	// an audit log records it), for the debug view: a client finds its own

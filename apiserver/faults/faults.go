@@ -23,9 +23,13 @@ import (
 // the server runs with EnableFaults (--enable-faults), a POST under
 // /faults/:
 //
-//	POST /faults/kill-watches                        drop every open watch connection abruptly (tcpkill)
+//	POST /faults/kill-watches                        drop every open watch connection abruptly (tcpkill; over
+//	                                                 HTTP/2 the whole connection, all its streams)
+//	POST /faults/kill-watch-streams                  drop every open watch abruptly, over HTTP/2 one stream
+//	                                                 each (RST_STREAM), the connection going on
 //	POST /faults/compact                             compact history now: older watches and continue tokens get 410
-//	POST /faults/stall-watches                       open watches stop writing but stay open (half-open)
+//	POST /faults/stall-watches                       open watches stop writing but stay open (half-open; over
+//	                                                 HTTP/2 the whole connection freezes, PINGs unanswered)
 //	POST /faults/watch-timeout?duration=10s          default watch timeout (0 restores MinRequestTimeout×(1+rand))
 //	POST /faults/bookmark-interval?duration=5s       periodic bookmark interval (0 restores the configured one)
 //	POST /faults/fail-resource?resource=configmaps&group=&code=429&duration=30s
@@ -61,6 +65,8 @@ type Faults struct {
 	delay            time.Duration
 	failing          map[api.GroupResource]resourceFailure
 	counts           Counts
+	// freezeHTTP2 freezes the connections of HTTP/2 watches (OnStall).
+	freezeHTTP2 func() int
 }
 
 // resourceFailure makes one resource answer code until a deadline.
@@ -72,6 +78,7 @@ type resourceFailure struct {
 // Counts says how often each fault fired, for the debug view.
 type Counts struct {
 	Kills       int64 `json:"killWatchConnections"`
+	StreamKills int64 `json:"killWatchStreams"`
 	Killed      int64 `json:"watchesKilled"`
 	Compactions int64 `json:"compactions"`
 	Stalls      int64 `json:"stalls"`
@@ -89,23 +96,50 @@ func New(reg *registry.Registry, st store.Interface, defaultBookmarks time.Durat
 
 // KillWatchConnections drops every open watch connection abruptly, with no
 // clean end of stream, the way tcpkill does in the first article. Clients
-// see a broken connection and must re-watch. It returns how many watches
-// it killed.
+// see a broken connection and must re-watch. An HTTP/2 connection is
+// reset whole: every stream on it dies, other watches and requests alike.
+// It returns how many watches it killed.
 func (f *Faults) KillWatchConnections() int {
-	n := 0
-	for _, e := range f.reg.Entries() {
-		n += e.Cacher.KillWatchers()
-	}
 	f.mu.Lock()
 	// Stalled connections have left the watch cache; they are dropped
-	// through the kill channel they hold.
-	n += int(f.held.Load())
+	// through the kill channel they hold. Closing it first also tells each
+	// HTTP/2 watch killed below that the kill is a connection's, not its
+	// stream's.
+	n := int(f.held.Load())
 	close(f.kill)
 	f.kill = make(chan struct{})
+	f.mu.Unlock()
+	n += f.killWatchers()
+	f.mu.Lock()
 	f.counts.Kills++
 	f.counts.Killed += int64(n)
 	f.mu.Unlock()
 	f.tracer.Printf(narrate.HTTP, "FAULT killed %d watch connection(s)", n)
+	return n
+}
+
+// KillWatchStreams drops every open watch abruptly, like
+// KillWatchConnections, except that over HTTP/2 it resets each watch's
+// stream only and the connection carries on (a stalled watch is left
+// alone). Over HTTP/1.1 and websockets a watch is its connection: the two
+// faults are the same. It returns how many watches it killed.
+func (f *Faults) KillWatchStreams() int {
+	n := f.killWatchers()
+	f.mu.Lock()
+	f.counts.StreamKills++
+	f.counts.Killed += int64(n)
+	f.mu.Unlock()
+	f.tracer.Printf(narrate.HTTP, "FAULT killed %d watch stream(s)", n)
+	return n
+}
+
+// killWatchers ends every watcher of every watch cache with
+// cacher.ErrKilled: its writer drops it abruptly.
+func (f *Faults) killWatchers() int {
+	n := 0
+	for _, e := range f.reg.Entries() {
+		n += e.Cacher.KillWatchers()
+	}
 	return n
 }
 
@@ -137,15 +171,30 @@ func (f *Faults) CompactNow() int64 {
 
 // StallWatches makes every open watch stop writing without closing its
 // connection: a half-open connection, as when a peer vanishes without a
-// FIN. Only a client-side idle timeout notices. Watches started later are
+// FIN. Over HTTP/1.1 only a client-side idle timeout notices. Over HTTP/2
+// the whole connection freezes (no frame at all, no answer to PINGs), so
+// the client's HTTP/2 health check finds it. Watches started later are
 // not affected.
 func (f *Faults) StallWatches() {
 	f.mu.Lock()
 	close(f.stall)
 	f.stall = make(chan struct{})
 	f.counts.Stalls++
+	freeze := f.freezeHTTP2
 	f.mu.Unlock()
-	f.tracer.Printf(narrate.HTTP, "FAULT stalled open watches (half-open)")
+	frozen := 0
+	if freeze != nil {
+		frozen = freeze()
+	}
+	f.tracer.Printf(narrate.HTTP, "FAULT stalled open watches (half-open); %d HTTP/2 connection(s) frozen", frozen)
+}
+
+// OnStall sets how StallWatches freezes the connections of HTTP/2 watches
+// (the WatchServer knows them); it returns how many it froze.
+func (f *Faults) OnStall(freezeHTTP2 func() int) {
+	f.mu.Lock()
+	f.freezeHTTP2 = freezeHTTP2
+	f.mu.Unlock()
 }
 
 // SetWatchTimeout sets the timeout of watches that do not ask for one
@@ -326,6 +375,8 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch name {
 	case "kill-watches":
 		result["killed"] = f.KillWatchConnections()
+	case "kill-watch-streams":
+		result["killed"] = f.KillWatchStreams()
 	case "compact":
 		result["compactedRevision"] = f.CompactNow()
 	case "stall-watches":

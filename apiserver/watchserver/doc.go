@@ -20,8 +20,9 @@
 //     and ends the stream the way the watch ended (cleanly, killed,
 //     stalled), whatever the transport;
 //   - the writers, one small file per transport: chunked.go (HTTP/1.1 on
-//     the bare connection, taken over from net/http), stream.go
-//     (net/http's ResponseWriter: HTTP/2 and HTTP/1.0) and websocket.go;
+//     the bare connection, taken over from net/http), h2.go (one stream of
+//     a shared HTTP/2 connection), websocket.go, and stream.go (net/http's
+//     ResponseWriter, which h2.go builds on, and HTTP/1.0's path);
 //   - frames.go: how ready frames are batched into few writes.
 //
 // Why a watch costs what it costs: a server holds thousands of idle watches,
@@ -33,6 +34,10 @@
 // (Config.Detach, which the apiserver's Stop waits for like a request),
 // plus one blocked in a 1-byte read to notice the client leaving: about
 // 9 KiB per idle watch. See docs/performance-watchcache.md.
+//
+// registry.go keeps the watches being served, with their transport and the
+// connection carrying each, for the debug view and for the stall fault,
+// which over HTTP/2 freezes the whole connection.
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
 // watch.go (WatchServer, HandleHTTP, HandleWS) and the watch part of

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"listwatch/apiserver/cacher"
+	"listwatch/apiserver/serving"
 	"listwatch/narrate"
 )
 
@@ -33,6 +34,14 @@ type watch struct {
 	kill   <-chan struct{}
 	held   *atomic.Int64
 	tracer *narrate.Tracer
+
+	// What the debug view shows of the watch. transport may change once,
+	// before the first frame, under the Server's lock.
+	transport           string
+	conn                *serving.Conn // nil outside an apiserver (tests)
+	resource, namespace string
+	userAgent           string
+	started             time.Time
 }
 
 // A writer puts one watch's frames on one transport. The pump decides when
@@ -83,7 +92,7 @@ func (wt *watch) pump(wr writer) {
 	for {
 		var err error
 		frames, err = wt.watcher.Next(ctx, frames[:0])
-		if stalled(wt.stall) {
+		if closed(wt.stall) {
 			if wt.holdStalled(wr, len(frames)) {
 				wr.drop()
 			} else {
@@ -127,10 +136,11 @@ func watchContext(parent context.Context, timeout time.Duration) (context.Contex
 	return context.WithTimeoutCause(parent, timeout, errWatchTimeout)
 }
 
-// stalled reports whether the half-open fault has been switched on.
-func stalled(stall <-chan struct{}) bool {
+// closed reports whether a fault's channel is closed, i.e. whether the
+// fault has been switched on for this watch (a nil channel never is).
+func closed(ch <-chan struct{}) bool {
 	select {
-	case <-stall:
+	case <-ch:
 		return true
 	default:
 		return false
@@ -190,10 +200,5 @@ func (wt *watch) traceEnd(ctx context.Context, wr writer, err error) {
 	}
 }
 
-// resetConn closes conn with a TCP RST when it is a TCP connection.
-func resetConn(conn net.Conn) {
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
-	_ = conn.Close()
-}
+// resetConn closes conn with a TCP RST, as a tcpkill does.
+func resetConn(conn net.Conn) { serving.Reset(conn) }

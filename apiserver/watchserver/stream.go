@@ -6,9 +6,8 @@ import (
 )
 
 // The watch written through net/http's ResponseWriter: the path of every
-// request whose connection we do not take over, which today means HTTP/2
-// (each watch is one stream of a shared connection), HTTP/1.0 and a
-// ResponseWriter that cannot be hijacked. net/http frames the body (chunks
+// request whose connection we do not take over: HTTP/2 (h2.go builds on
+// it), HTTP/1.0 and a ResponseWriter that cannot be hijacked. net/http frames the body (chunks
 // over HTTP/1.1, DATA frames over HTTP/2) and ends it when the handler
 // returns, so this writer runs in the handler for the whole watch.
 // Kubernetes serves every watch this way (endpoints/handlers/watch.go

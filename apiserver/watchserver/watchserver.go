@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/serving"
 	"listwatch/narrate"
 )
 
@@ -48,6 +50,9 @@ type Server struct {
 	cfg     Config
 	started atomic.Int64
 	ended   atomic.Int64
+
+	mu   sync.Mutex
+	open map[*watch]struct{} // the watches being served
 }
 
 // New returns a WatchServer.
@@ -55,7 +60,7 @@ func New(cfg Config) *Server {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
 	}
-	return &Server{cfg: cfg}
+	return &Server{cfg: cfg, open: map[*watch]struct{}{}}
 }
 
 // Counts returns how many watches have started and how many have ended.
@@ -81,8 +86,8 @@ type Request struct {
 //  2. a cache watcher: registered with the watch cache, which from now on
 //     queues this watch's frames, encoded once for every watcher;
 //  3. a writer for the transport: a websocket (websocket.go), the bare
-//     HTTP/1.1 connection taken over from net/http (chunked.go), or
-//     net/http's ResponseWriter (stream.go);
+//     HTTP/1.1 connection taken over from net/http (chunked.go), one
+//     HTTP/2 stream (h2.go), or net/http's ResponseWriter (stream.go);
 //  4. frames until the deadline (pump, below): the same loop whatever the
 //     transport;
 //  5. the end: the watcher leaves the cache, then the writer ends the
@@ -95,6 +100,8 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	timeout := s.Timeout(req.Timeout)
 	opts := req.Options
 	opts.Description = r.UserAgent()
+	// The watch cache shows the transport in its stats too (the debug view
+	// and the live page read it there).
 	opts.Transport = transportOf(r)
 	opts.Request = r.URL.RequestURI()
 	if timeout > 0 {
@@ -107,6 +114,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	// HTTP/1.1 watch outlives its handler, and net/http ends the request's
 	// context when the handler returns. Until then, the request's end (the
 	// client gone while we wait for the watch cache) ends the watch too.
+	conn := serving.FromContext(r.Context())
 	ctx, cancel := context.WithCancel(s.cfg.Context)
 	stopReq := context.AfterFunc(r.Context(), cancel)
 	cw, err := req.Cacher.Watch(ctx, opts)
@@ -116,13 +124,13 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		negotiation.WriteError(w, r, err)
 		return
 	}
-	wt := s.newWatch(cw, timeout)
-	transport := opts.Transport
+	wt := s.newWatch(cw, timeout, req, r, conn)
 	s.started.Add(1)
+	s.register(wt)
 	if wt.tracer.Enabled() {
-		wt.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s",
+		wt.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s%s",
 			req.Resource, nsSuffix(req.Namespace), rvString(opts), opts.Label.String(), opts.Field.String(),
-			opts.AllowBookmarks, timeout.Round(time.Second), transport)
+			opts.AllowBookmarks, timeout.Round(time.Second), wt.transport, connSuffix(conn))
 	}
 	// end is the watch's clean-up, wherever the watch ends: in the handler
 	// or in the goroutine serving it after the handler.
@@ -130,6 +138,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		stopReq()
 		cw.Stop()
 		cancel()
+		s.unregister(wt)
 		s.ended.Add(1)
 		if wt.tracer.Enabled() {
 			wt.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", req.Resource, nsSuffix(req.Namespace))
@@ -138,14 +147,21 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	r = r.WithContext(ctx)
 
 	// 3. A writer for the transport, then 4 and 5.
-	switch transport {
-	case transportWebsocket:
+	switch wt.transport {
+	case TransportH1Websocket:
 		defer end()
 		serveWebsocket(w, r, wt)
+	case TransportH2Stream:
+		defer end()
+		setWatchHeaders(w, r)
+		if sw := newStreamWriter(w, r); sw != nil {
+			wt.pump(&h2Writer{streamWriter: sw, conn: conn, kill: wt.kill})
+		}
 	default:
 		wr, hijacked := hijackChunked(w, r, wt)
 		if !hijacked {
 			defer end()
+			s.setTransport(wt, TransportH1Stream)
 			if sw := newStreamWriter(w, r); sw != nil {
 				wt.pump(sw)
 			}
@@ -193,26 +209,53 @@ func (s *Server) Timeout(requested time.Duration) time.Duration {
 }
 
 // newWatch is the state of one watch the pump needs.
-func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration) *watch {
-	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer}
+func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration, req Request, r *http.Request, conn *serving.Conn) *watch {
+	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer,
+		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
+		userAgent: r.UserAgent(), started: time.Now()}
 	if f := s.cfg.Faults; f != nil {
 		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()
 	}
 	return wt
 }
 
-// The transports a watch is served over, as narration names them.
+// The transports a watch is served over, as narration and the debug view
+// name them.
 const (
-	transportChunked   = "chunked"
-	transportWebsocket = "websocket"
+	// TransportH1Chunked is an HTTP/1.1 chunked response on a connection
+	// of its own (chunked.go).
+	TransportH1Chunked = "h1 chunked"
+	// TransportH1Websocket is a websocket, one text message per event
+	// (websocket.go).
+	TransportH1Websocket = "h1 websocket"
+	// TransportH2Stream is one stream of a shared HTTP/2 connection
+	// (h2.go).
+	TransportH2Stream = "h2 stream"
+	// TransportH1Stream is net/http's own HTTP/1.x response: HTTP/1.0, or
+	// a connection that cannot be taken over (stream.go).
+	TransportH1Stream = "h1 stream"
 )
 
 // transportOf picks the transport the request asks for.
 func transportOf(r *http.Request) string {
-	if isWebSocket(r) {
-		return transportWebsocket
+	switch {
+	case isWebSocket(r):
+		return TransportH1Websocket
+	case r.ProtoMajor == 2:
+		return TransportH2Stream
+	case r.ProtoAtLeast(1, 1):
+		return TransportH1Chunked
+	default:
+		return TransportH1Stream
 	}
-	return transportChunked
+}
+
+// connSuffix renders " on connection <id>" for narration.
+func connSuffix(c *serving.Conn) string {
+	if c == nil {
+		return ""
+	}
+	return " on connection " + strconv.FormatInt(c.ID(), 10)
 }
 
 // isWebSocket reports whether the request asks to upgrade to a websocket

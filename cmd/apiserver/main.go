@@ -7,6 +7,9 @@
 //	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
 //	kubectl --server http://127.0.0.1:8080 get configmaps -w
 //
+//	go run ./cmd/apiserver --tls                 # https and HTTP/2, a generated certificate
+//	kubectl --kubeconfig /tmp/listwatch-apiserver/kubeconfig get configmaps -w
+//
 // Every flag is documented in --help. SIGINT or SIGTERM shuts it down
 // cleanly: open watches end with a clean end of stream.
 package main
@@ -21,6 +24,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -58,9 +62,10 @@ caches and watchers (docs/see-it-live.md). The read-only debug view it draws
 is at /debug/listwatch. With --enable-faults the page gets a button per
 fault switch; the switches are POSTs under /faults/:
 
-  kill-watches                       drop every open watch connection abruptly
+  kill-watches                       drop every open watch connection abruptly (HTTP/2: all its streams)
+  kill-watch-streams                 the same, but over HTTP/2 one stream per watch (the connection lives on)
   compact                            compact history now (older watches and continue tokens get 410)
-  stall-watches                      open watches stop writing but stay open (half-open)
+  stall-watches                      open watches stop writing but stay open (half-open; HTTP/2: the connection freezes)
   watch-timeout?duration=10s         default watch timeout (0 restores the randomised default)
   bookmark-interval?duration=5s      periodic bookmark interval (0 restores --bookmark-interval)
   fail-resource?resource=configmaps&group=&code=429&duration=30s
@@ -75,6 +80,13 @@ is false, so they are above every resourceVersion the previous run issued:
 a client that resumes a list or watch from one gets 410 Expired, re-lists
 and sees the new, empty state, instead of waiting in silence. Limits on
 memory, requests and selectors, and what a client sees at each: docs/limits.md.
+
+TLS and HTTP/2: with --tls-cert-file and --tls-private-key-file the server
+serves HTTPS, and HTTP/2 to clients that negotiate it (kubectl, client-go);
+with --tls alone it generates a certificate for 127.0.0.1, ::1 and
+localhost and writes it, with a kubeconfig that trusts it, to --cert-dir:
+
+  kubectl --kubeconfig <cert-dir>/kubeconfig get configmaps -w
 
 Flags:
 `
@@ -110,6 +122,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"narrate every step of every request and event on stderr (store, watch cache, HTTP)")
 	quiet := fs.Bool("quiet", false,
 		"do not log one line per request on stderr")
+	tlsCertFile := fs.String("tls-cert-file", "",
+		"serve HTTPS (and HTTP/2 by ALPN) with this PEM certificate; needs --tls-private-key-file")
+	tlsKeyFile := fs.String("tls-private-key-file", "",
+		"the PEM private key of --tls-cert-file")
+	selfSigned := fs.Bool("tls", false,
+		"serve HTTPS (and HTTP/2 by ALPN); without --tls-cert-file, with a generated certificate written with a kubeconfig to --cert-dir")
+	certDir := fs.String("cert-dir", filepath.Join(os.TempDir(), "listwatch-apiserver"),
+		"where --tls writes the generated certificate (apiserver.crt) and a kubeconfig that trusts it")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageHeader)
 		fs.PrintDefaults()
@@ -134,6 +154,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		WatcherBuffer:      *watcherBuffer,
 		EnableFaults:       *enableFaults,
 		Token:              *token,
+		TLSCertFile:        *tlsCertFile,
+		TLSKeyFile:         *tlsKeyFile,
+		SelfSignedTLS:      *selfSigned,
 	}
 	if cfg.CompactionInterval == 0 {
 		cfg.CompactionInterval = -1
@@ -155,11 +178,34 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "apiserver: serving on %s (live page: %s/ui/, debug view: %s/debug/listwatch)\n", srv.URL(), srv.URL(), srv.URL())
+	if ca := srv.CACertificate(); ca != nil {
+		if err := writeClientFiles(*certDir, ca, srv.Kubeconfig()); err != nil {
+			_ = srv.Stop(context.Background())
+			return err
+		}
+		fmt.Fprintf(stderr, "apiserver: wrote %s and %s: kubectl --kubeconfig %s get configmaps\n",
+			filepath.Join(*certDir, "apiserver.crt"), filepath.Join(*certDir, "kubeconfig"), filepath.Join(*certDir, "kubeconfig"))
+	}
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "apiserver: shutting down")
 	stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	return srv.Stop(stopCtx)
+}
+
+// writeClientFiles writes what a client needs to trust a generated
+// certificate: the certificate itself and a kubeconfig next to it.
+func writeClientFiles(dir string, caPEM, kubeconfig []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating --cert-dir: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "apiserver.crt"), caPEM, 0o600); err != nil {
+		return fmt.Errorf("writing the certificate: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kubeconfig"), kubeconfig, 0o600); err != nil {
+		return fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a terminal, where colour helps.

@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
 	"flag"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +30,8 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 	for _, f := range []string{"-listen", "-min-request-timeout", "-bookmark-interval", "-history-size",
 		"-watcher-buffer", "-history-bytes", "-store-history-bytes", "-compaction-interval", "-revisions-from-clock",
 		"A restart forgets everything", "410 Expired", "-enable-faults", "-token", "-trace", "-quiet", "kill-watches", "compact", "stall-watches",
-		"watch-timeout", "bookmark-interval", "fail-resource", "request-delay", "127.0.0.1:8080", "http://127.0.0.1:8080/ui/"} {
+		"watch-timeout", "bookmark-interval", "fail-resource", "request-delay", "127.0.0.1:8080", "http://127.0.0.1:8080/ui/",
+		"-tls-cert-file", "-tls-private-key-file", "-tls", "-cert-dir", "kill-watch-streams"} {
 		assert.Contains(t, out.String(), f)
 	}
 	assert.Error(t, run(context.Background(), []string{"--nope"}, io.Discard))
@@ -63,4 +70,41 @@ func TestServeAndShutDown(t *testing.T) {
 	assert.Regexp(t, `GET /api/v1/namespaces/default 200 `, stderr.String(), "one log line per request")
 	assert.Contains(t, stderr.String(), "shutting down")
 	assert.Contains(t, stderr.String(), "GET namespaces default", "--trace narrates")
+}
+
+// --tls serves HTTPS with HTTP/2 and writes a kubeconfig a client can use
+// as it is.
+func TestServeTLSWritesAKubeconfig(t *testing.T) {
+	defer leakcheck.Check(t)()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--tls", "--cert-dir", dir, "--quiet"}, &stderr)
+	}()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	serving := regexp.MustCompile(`serving on (https://127\.0\.0\.1:\d+)`)
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "kubeconfig") }, 10*time.Second, 10*time.Millisecond)
+	url := serving.FindStringSubmatch(stderr.String())[1]
+
+	kc, err := os.ReadFile(filepath.Join(dir, "kubeconfig"))
+	require.NoError(t, err)
+	assert.Contains(t, string(kc), "server: "+url+"\n")
+	ca, err := os.ReadFile(filepath.Join(dir, "apiserver.crt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(kc), base64.StdEncoding.EncodeToString(ca))
+
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(ca))
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(url + "/version")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, 2, resp.ProtoMajor, "HTTP/2, negotiated by ALPN")
 }
