@@ -2,8 +2,10 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -67,28 +69,100 @@ func (s *Store) noteCompacted(rev int64) {
 
 // startCompactionFollower reads compact_rev_key and then watches it, so
 // CompactedRevision follows compactions made by any store on the cluster.
+// If the watch ends (etcd unreachable for a while, or its own start
+// revision compacted), the follower reads the key again and resumes.
 func (s *Store) startCompactionFollower(ctx context.Context) error {
+	rev, err := s.readCompactRecord(ctx)
+	if err != nil {
+		return err
+	}
+	s.wg.Add(1)
+	go s.followCompactions(rev)
+	return nil
+}
+
+// readCompactRecord notes the recorded compaction and returns the revision
+// it was read at.
+func (s *Store) readCompactRecord(ctx context.Context) (int64, error) {
 	k := s.key(compactRevKey)
 	resp, err := s.cli.Get(ctx, k)
 	if err != nil {
-		return fmt.Errorf("etcd store: reading %s: %w", k, err)
+		return 0, fmt.Errorf("etcd store: reading %s: %w", k, err)
 	}
 	if len(resp.Kvs) == 1 {
 		s.noteRecorded(resp.Kvs[0].Value)
 	}
-	wch := s.cli.Watch(s.ctx, k, clientv3.WithRev(resp.Header.Revision+1))
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for resp := range wch {
+	return resp.Header.Revision, nil
+}
+
+func (s *Store) followCompactions(from int64) {
+	defer s.wg.Done()
+	k := s.key(compactRevKey)
+	for {
+		for resp := range s.cli.Watch(s.ctx, k, clientv3.WithRev(from+1)) {
 			for _, e := range resp.Events {
 				if e.Type == clientv3.EventTypePut {
 					s.noteRecorded(e.Kv.Value)
 				}
 			}
 		}
-	}()
-	return nil
+		if !sleepCtx(s.ctx, followRetry) {
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, s.opts.RequestTimeout)
+		rev, err := s.readCompactRecord(ctx)
+		cancel()
+		if err == nil {
+			from = rev
+		}
+	}
+}
+
+// followRetry is how long the compaction follower waits before it reads
+// compact_rev_key again after its watch ended.
+const followRetry = time.Second
+
+// compactPeriodically compacts every interval at the revision the cluster
+// had one interval before, as kube-apiserver's compactor does
+// (--etcd-compaction-interval, 5 minutes): at least one interval of history
+// is always kept. Several stores on one cluster may all do it; a compaction
+// someone else already made is simply skipped.
+func (s *Store) compactPeriodically(interval time.Duration) {
+	defer s.wg.Done()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var prev int64
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, s.opts.RequestTimeout)
+		cur, err := s.CurrentRevision(ctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if prev > s.compacted.Load() {
+			if err := s.Compact(prev); err != nil && !errors.Is(err, store.ErrCompacted) && s.tr.Enabled() {
+				s.tr.Printf(narrate.Store, "etcd periodic compaction at rev %d: %v", prev, err)
+			}
+		}
+		prev = cur
+	}
+}
+
+// sleepCtx sleeps for d unless ctx ends first; it reports whether it slept.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (s *Store) noteRecorded(v []byte) {

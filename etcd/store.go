@@ -28,6 +28,11 @@ type Options struct {
 	// RequestTimeout bounds Compact and the store's bookkeeping (default
 	// DefaultRequestTimeout).
 	RequestTimeout time.Duration
+	// CompactionInterval, if positive, makes the store compact etcd every
+	// interval at the revision of one interval before, like
+	// kube-apiserver's --etcd-compaction-interval (5 minutes there). Zero:
+	// compaction only when asked (Compact).
+	CompactionInterval time.Duration
 	// Tracer narrates commits and watches; nil is silent.
 	Tracer *narrate.Tracer
 	// Now stamps creationTimestamp; defaults to time.Now.
@@ -77,6 +82,10 @@ func New(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, error
 	if err := s.startCompactionFollower(ctx); err != nil {
 		s.cancel()
 		return nil, err
+	}
+	if opts.CompactionInterval > 0 {
+		s.wg.Add(1)
+		go s.compactPeriodically(opts.CompactionInterval)
 	}
 	return s, nil
 }

@@ -1,7 +1,11 @@
 package etcd_test
 
 import (
+	"context"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"listwatch/etcd"
 	"listwatch/store"
@@ -13,4 +17,16 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Interface {
 		return newStore(t, etcd.Options{})
 	})
+}
+
+// With CompactionInterval the store compacts etcd by itself, one interval
+// behind the cluster's revision.
+func TestPeriodicCompaction(t *testing.T) {
+	s := newStore(t, etcd.Options{Prefix: "/periodic", CompactionInterval: 50 * time.Millisecond})
+	o, err := s.Create(context.Background(), "/registry/configmaps/ns/a", configMap("ns", "a"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return s.CompactedRevision() >= rvOf(t, o) },
+		10*time.Second, 10*time.Millisecond, "compacted past the create")
+	_, err = s.List(context.Background(), "/registry/", store.ListOptions{Revision: rvOf(t, o) - 1})
+	require.ErrorIs(t, err, store.ErrCompacted)
 }

@@ -73,6 +73,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	peerURL := fs.String("etcd-peer-url", "http://127.0.0.1:2380", "with --data-dir: where the embedded etcd talks to its peers")
 	prefix := fs.String("etcd-prefix", "", "put in front of every key in etcd, like kube-apiserver's --etcd-prefix (keys already start with /registry/)")
 	progress := fs.Duration("watch-progress-notify-interval", embedded.DefaultProgressNotifyInterval, "with --data-dir: how often etcd tells idle watches its revision (they become bookmarks)")
+	compaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "compact etcd's history every interval, one interval behind (kube-apiserver's default is 5m); 0 turns it off")
 	minRequestTimeout := fs.Duration("min-request-timeout", apiserver.DefaultMinRequestTimeout, "a watch without ?timeoutSeconds ends after this × (1 + rand)")
 	bookmarkInterval := fs.Duration("bookmark-interval", apiserver.DefaultBookmarkInterval, "how often watchers that asked for bookmarks get one")
 	enableFaults := fs.Bool("enable-faults", false, "serve the workshop fault switches under /faults/ (compact compacts etcd)")
@@ -119,7 +120,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		return err
 	}
 	defer cli.Close()
-	st, err := etcd.New(startCtx, cli, etcd.Options{Prefix: *prefix, Tracer: tracer})
+	st, err := etcd.New(startCtx, cli, etcd.Options{Prefix: *prefix, CompactionInterval: *compaction, Tracer: tracer})
 	if err != nil {
 		return err
 	}
