@@ -34,10 +34,10 @@
 // Each chapter is one method of tour, listed in order by tour.steps: to
 // add one, write the method (it prints its heading with t.chapter and
 // returns an error if what it shows did not happen) and list it there.
-// Chapters about a side story (3, 5, 7) narrow the narration to their own
-// lines with spotlight.focus, so the informer's routine re-watches do not
-// bury them. No line is wider than 100 columns: longer narration lines
-// are folded (style.go).
+// Chapters about a side story (the websocket, the hot loop, RetryWatcher)
+// narrow the narration to their own lines with spotlight.focus, so the
+// informer's routine re-watches do not bury them. No line is wider than
+// 100 columns: longer narration lines are folded (style.go).
 //
 // Every layer narrates to ONE narrate.Tracer, whose filter follows the
 // objects the tour is about (see spotlight.go). Each line starts with the
@@ -49,7 +49,7 @@
 // every line every layer prints).
 //
 // Files: tour.go runs the chapters; chapters.go holds their text;
-// websocket.go, hotloop.go and retry.go are chapters 3, 5 and 7;
+// websocket.go, hotloop.go and retry.go are the side stories' chapters;
 // spotlight.go is the narration filter; wiretap.go shows the raw chunked
 // bytes as the client reads them off the socket; cable.go is the
 // ListerWatcher wrapper that can "unplug the network"; evidence.go records
