@@ -20,6 +20,7 @@ import (
 
 	"listwatch/apiserver"
 	"listwatch/internal/leakcheck"
+	"listwatch/store"
 )
 
 // namespace is where the tests' objects live; the page watches it.
@@ -50,7 +51,9 @@ func newEnv(t *testing.T, query string) *env {
 	// gone, nothing of this test may still run.
 	t.Cleanup(leakcheck.Check(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, err := apiserver.Start(ctx, apiserver.Config{EnableFaults: true})
+	// Revisions from the clock, as cmd/apiserver starts them: the page must
+	// be readable with sixteen-digit resourceVersions.
+	srv, err := apiserver.Start(ctx, apiserver.Config{EnableFaults: true, StartRevision: store.RevisionFromClock(time.Now())})
 	require.NoError(t, err)
 	tab, cancelTab := chromedp.NewContext(browserCtx)
 	e := &env{t: t, srv: srv, http: &http.Client{Transport: &http.Transport{}}, tab: tab}

@@ -23,3 +23,18 @@ export function clear(e) {
 export function text(e, s) {
   e.textContent = s;
 }
+
+// rvText shortens a long resourceVersion to its last six digits. cmd/apiserver
+// starts revisions from the clock (16 digits, so that a restart makes old
+// ones 410), and on a projector the digits that change are the last ones.
+// Wherever it is used, the whole value is in the element's tooltip.
+export function rvText(rv) {
+  const s = rv === undefined || rv === null ? "" : String(rv);
+  // U+2060 (word joiner) keeps the ellipsis on the digits' line.
+  return s.length > 9 ? "…\u2060" + s.slice(-6) : s;
+}
+
+// shortenRVs applies rvText to every long number in a line of text.
+export function shortenRVs(line) {
+  return line.replace(/\b\d{10,}\b/g, rvText);
+}

@@ -8,7 +8,7 @@ import { ResourceClient, request, query } from "./client.js";
 import { Reflector } from "./reflector.js";
 import { Store } from "./store.js";
 import { ServerPanel } from "./serverpanel.js";
-import { clear, el, text } from "./dom.js";
+import { clear, el, rvText, shortenRVs, text } from "./dom.js";
 
 const $ = (sel) => document.querySelector(sel);
 const maxTimeline = 300;
@@ -70,8 +70,8 @@ function narrate(entry) {
   const time = now.toTimeString().slice(0, 8) + "." + String(now.getMilliseconds()).padStart(3, "0");
   const cls = ["t-" + entry.kind];
   if (entry.type) cls.push("t-" + entry.type.toLowerCase());
-  list.prepend(el("li", { class: cls.join(" "), "data-kind": entry.kind, "data-type": entry.type || "" },
-    el("time", {}, time), el("span", { class: "what" }, entry.text)));
+  list.prepend(el("li", { class: cls.join(" "), "data-kind": entry.kind, "data-type": entry.type || "", title: entry.text },
+    el("time", {}, time), el("span", { class: "what" }, shortenRVs(entry.text))));
   while (list.childElementCount > maxTimeline) list.lastElementChild.remove();
   if (entry.kind === "conn" || entry.kind === "list" || entry.kind === "error") setStatus(entry);
 }
@@ -79,7 +79,8 @@ function narrate(entry) {
 function setStatus(entry) {
   const s = $("#status");
   s.className = "status s-" + entry.kind;
-  text(s, entry.text);
+  s.title = entry.text;
+  text(s, shortenRVs(entry.text));
 }
 
 // onStoreChange lights up a row; the table is redrawn on the next frame.
@@ -134,7 +135,7 @@ function renderTable() {
     const tr = el("tr", { class: cls.join(" "), "data-key": key, "data-rv": m.resourceVersion, "data-change": c ? c.type : "" },
       el("td", { class: "change" }, c ? c.type : ""),
       el("td", { class: "key" }, key),
-      el("td", { class: "num" }, m.resourceVersion),
+      el("td", { class: "num", title: m.resourceVersion }, rvText(m.resourceVersion)),
       el("td", { class: "labels" }, Object.entries(m.labels || {}).map(([k, v]) => `${k}=${v}`).join(", ")),
       el("td", { class: "content" }, summarize(obj)),
       el("td", { class: "actions" }, edit, del));
@@ -143,7 +144,7 @@ function renderTable() {
   }
   $("#empty").hidden = keys.length > 0;
   const r = state.reflector;
-  text($("#cache-summary"), state.store ? `${rows.size} object${rows.size === 1 ? "" : "s"}, lastSyncResourceVersion ${r ? r.lastSyncResourceVersion() || "–" : "–"}` : "");
+  text($("#cache-summary"), state.store ? `${rows.size} object${rows.size === 1 ? "" : "s"}, lastSyncResourceVersion ${r ? rvText(r.lastSyncResourceVersion()) || "–" : "–"}` : "");
   if (state.changed.size) setTimeout(scheduleRender, 250);
 }
 

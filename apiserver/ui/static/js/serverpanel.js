@@ -3,7 +3,7 @@
 // watch cache's window and every open watcher, marking the page's own.
 
 import { request } from "./client.js";
-import { clear, el, text } from "./dom.js";
+import { clear, el, rvText, text } from "./dom.js";
 
 export const DebugPath = "/debug/listwatch";
 const refreshMs = 1000;
@@ -38,7 +38,8 @@ export class ServerPanel {
     const summary = this.root.querySelector("#server-summary");
     summary.dataset.storeRv = String(v.storeRevision);
     text(summary,
-      `store RV ${v.storeRevision}, compacted at ${v.compactedRevision}, ${v.watchesOpen} watch${v.watchesOpen === 1 ? "" : "es"} open`);
+      `store RV ${rvText(v.storeRevision)}, compacted at ${rvText(v.compactedRevision)}, ${v.watchesOpen} watch${v.watchesOpen === 1 ? "" : "es"} open`);
+    summary.title = `store revision ${v.storeRevision}, compacted at ${v.compactedRevision}`;
     const caches = this.root.querySelector("#caches tbody");
     clear(caches);
     const own = this.ownWatch();
@@ -50,7 +51,7 @@ export class ServerPanel {
         // A watch may start from any RV in the window; an older one gets
         // 410 Expired. oldestReplayableRevision is the oldest event the
         // ring still holds, so a watch may start one before it.
-        el("td", { class: "num" }, windowOf(c)),
+        el("td", { class: "num", title: `${c.oldestReplayableRevision - 1} to ${c.revision}` }, windowOf(c)),
         el("td", {}, bar(fill, `${c.historyLen}/${c.historyCap}`)),
         el("td", { class: "num", title: c.historyMaxBytes ? `of at most ${bytes(c.historyMaxBytes)}` : "" }, bytes(c.historyBytes)),
         el("td", { class: "num", title: `${c.framesEncoded} frames` }, bytes(c.bytesEncoded)),
@@ -68,8 +69,8 @@ export class ServerPanel {
         el("td", { class: "num" }, String(w.id), mine ? el("span", { class: "own-badge" }, "this page") : ""),
         el("td", {}, w.transport === "websocket" ? "ws" : w.transport || "?"),
         el("td", {}, watching),
-        el("td", { class: "num" }, String(w.startRevision)),
-        el("td", { class: "num" }, String(w.lastRevisionSent)),
+        el("td", { class: "num", title: String(w.startRevision) }, rvText(w.startRevision)),
+        el("td", { class: "num", title: String(w.lastRevisionSent) }, rvText(w.lastRevisionSent)),
         el("td", {}, bar(w.buffered / cap, `${w.buffered}/${w.bufferCap}`)),
         el("td", { class: "num" }, w.bookmarksSent === undefined ? "–" : String(w.bookmarksSent))));
     }
@@ -96,7 +97,11 @@ export function isOwnWatch(own, resource, w) {
 function windowOf(c) {
   const from = c.oldestReplayableRevision - 1;
   const to = Math.max(c.revision, from);
-  return from === to ? `${to}` : `${from}–${to}`;
+  if (from === to) return rvText(to);
+  // "…608615–616": the end only by the digits where it differs.
+  const a = String(from), b = String(to);
+  if (a.length === b.length && a.length > 9 && a.slice(0, -3) === b.slice(0, -3)) return `${rvText(a)}–${b.slice(-3)}`;
+  return `${rvText(a)}–${rvText(b)}`;
 }
 
 function bar(fraction, label) {
