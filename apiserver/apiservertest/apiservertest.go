@@ -58,6 +58,11 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Interface) {
 		{"WatchList", testWatchList},
 		{"CompactionMeans410", testCompaction},
 		{"DeleteCollection", testDeleteCollection},
+		{"WatchFromZero", testWatchFromZero},
+		{"WatchSelectorTransitions", testWatchSelectorTransitions},
+		{"PeriodicBookmarks", testPeriodicBookmarks},
+		{"KilledWatchResumes", testKilledWatchResumes},
+		{"GenerateNameGenerationAndNamespaceDeletion", testGenerateNameEtc},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -387,4 +392,93 @@ func testDeleteCollection(t *testing.T, s *server) {
 	s.mustDo(http.MethodDelete, s.cms(), "", http.StatusOK)
 	l := s.mustDo(http.MethodGet, s.cms(), "", http.StatusOK)
 	assert.Empty(t, items(l))
+}
+
+func testWatchFromZero(t *testing.T, s *server) {
+	a := s.create("a", "1")
+	w := s.watch("resourceVersion=0")
+	ev := w.next(false)
+	assert.Equal(t, "ADDED", ev.Type, "the current state first, as synthetic ADDED events")
+	assert.Equal(t, rv(a), rv(ev.Object))
+	b := s.create("b", "1")
+	ev = w.next(false)
+	assert.Equal(t, "ADDED", ev.Type)
+	assert.Equal(t, rv(b), rv(ev.Object))
+}
+
+func (s *server) mergePatch(name, body string) {
+	s.t.Helper()
+	code, b := s.do(http.MethodPatch, s.cms()+"/"+name, body, "application/merge-patch+json")
+	require.Equal(s.t, http.StatusOK, code, "%s", b)
+}
+
+// A label selector turns an object that stops matching into DELETED (with
+// its previous state) and one that starts matching into ADDED.
+func testWatchSelectorTransitions(t *testing.T, s *server) {
+	l := s.mustDo(http.MethodGet, s.cms(), "", http.StatusOK)
+	w := s.watch("labelSelector=app%3Dselected&resourceVersion=" + rv(l))
+	s.mustDo(http.MethodPost, s.cms(), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"sel","labels":{"app":"selected"}}}`, http.StatusCreated)
+	assert.Equal(t, "ADDED", w.next(false).Type)
+	s.mergePatch("sel", `{"metadata":{"labels":{"app":"other"}}}`)
+	left := w.next(false)
+	assert.Equal(t, "DELETED", left.Type)
+	labels, _ := meta(left.Object)["labels"].(map[string]any)
+	assert.Equal(t, "selected", labels["app"], "the previous state")
+	s.mergePatch("sel", `{"metadata":{"labels":{"app":"selected"}}}`)
+	assert.Equal(t, "ADDED", w.next(false).Type)
+}
+
+// A watch that allows bookmarks gets them periodically (the suite's
+// servers send one a second) once the cache has moved past where the watch
+// started, at a resourceVersion at least as new as what it delivered.
+func testPeriodicBookmarks(t *testing.T, s *server) {
+	a := s.create("a", "1")
+	w := s.watch("allowWatchBookmarks=true&resourceVersion=" + rv(a))
+	b := s.create("b", "1")
+	ev := w.next(true)
+	require.Equal(t, "ADDED", ev.Type)
+	ev = w.next(true)
+	require.Equal(t, string(api.Bookmark), ev.Type)
+	assert.Equal(t, "ConfigMap", ev.Object["kind"])
+	assert.GreaterOrEqual(t, rvNum(t, ev.Object), rvNum(t, b))
+}
+
+// The kill fault drops every watch connection; a client that watches
+// again from the last resourceVersion it saw misses nothing.
+func testKilledWatchResumes(t *testing.T, s *server) {
+	l := s.mustDo(http.MethodGet, s.cms(), "", http.StatusOK)
+	w := s.watch("resourceVersion=" + rv(l))
+	a := s.create("a", "1")
+	ev := w.next(false)
+	require.Equal(t, rv(a), rv(ev.Object))
+	s.srv.Faults().KillWatchConnections()
+	for range w.events {
+	}
+	b := s.create("b", "1")
+	w2 := s.watch("resourceVersion=" + rv(ev.Object))
+	ev = w2.next(false)
+	assert.Equal(t, "ADDED", ev.Type)
+	assert.Equal(t, rv(b), rv(ev.Object), "the change made while disconnected")
+}
+
+func testGenerateNameEtc(t *testing.T, s *server) {
+	g := s.mustDo(http.MethodPost, s.cms(), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"demo-"}}`, http.StatusCreated)
+	name, _ := meta(g)["name"].(string)
+	assert.Regexp(t, `^demo-[a-z0-9]{5}$`, name)
+
+	deps := "/apis/apps/v1/namespaces/" + s.ns + "/deployments"
+	d := s.mustDo(http.MethodPost, deps, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":1}}`, http.StatusCreated)
+	assert.EqualValues(t, 1, meta(d)["generation"])
+	code, b := s.do(http.MethodPatch, deps+"/web", `{"spec":{"replicas":3}}`, "application/merge-patch+json")
+	require.Equal(t, http.StatusOK, code, "%s", b)
+	var p map[string]any
+	require.NoError(t, json.Unmarshal(b, &p))
+	assert.EqualValues(t, 2, meta(p)["generation"], "a spec change bumps generation")
+
+	// Deleting a namespace deletes what is in it.
+	s.create("c", "1")
+	s.mustDo(http.MethodDelete, "/api/v1/namespaces/"+s.ns, "", http.StatusOK)
+	l := s.mustDo(http.MethodGet, s.cms(), "", http.StatusOK)
+	assert.Empty(t, items(l))
+	s.mustDo(http.MethodPost, s.cms(), configMap("after", "1"), http.StatusNotFound)
 }
