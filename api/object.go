@@ -20,6 +20,10 @@ type Object struct {
 	// Fields are the top-level members other than apiVersion, kind and
 	// metadata, in wire order.
 	Fields []Field
+	// Unstructured makes the object encode with every key in alphabetical
+	// order, at every level, as Kubernetes serializes custom resources
+	// (from unstructured maps) unlike built-in kinds (from Go structs).
+	Unstructured bool
 }
 
 // Field is one top-level member of an Object kept as raw JSON.
@@ -84,7 +88,7 @@ func (o *Object) DeepCopy() *Object {
 	if o == nil {
 		return nil
 	}
-	c := &Object{APIVersion: o.APIVersion, Kind: o.Kind, Metadata: o.Metadata.DeepCopy()}
+	c := &Object{APIVersion: o.APIVersion, Kind: o.Kind, Metadata: o.Metadata.DeepCopy(), Unstructured: o.Unstructured}
 	c.Fields = copyFields(o.Fields)
 	return c
 }
@@ -112,6 +116,9 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 // AppendJSON appends the object's JSON to dst. It is MarshalJSON without the
 // allocation, for hot paths that encode into a reused buffer.
 func (o *Object) AppendJSON(dst []byte) []byte {
+	if o.Unstructured {
+		return o.appendSortedJSON(dst)
+	}
 	dst = append(dst, '{')
 	if o.Kind != "" {
 		dst = append(dst, `"kind":`...)

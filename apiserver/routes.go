@@ -29,16 +29,17 @@ import (
 // route dispatches one request.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
+	pub := s.published.Load()
 	switch {
 	case path == "/version":
-		s.serveDiscovery(w, r, s.discovery.Version)
+		s.serveDiscovery(w, r, pub.docs.Version)
 		return
 	case path == "/healthz" || path == "/livez" || path == "/readyz":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 		return
 	case path == discovery.OpenAPIPrefix || strings.HasPrefix(path, discovery.OpenAPIPrefix+"/"):
-		doc := s.openAPI.Lookup(path)
+		doc := pub.openAPI.Lookup(path)
 		if doc == nil {
 			negotiation.NotFoundText(w, r)
 			return
@@ -66,15 +67,15 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	var rest []string
 	switch {
 	case segs[0] == "api" && len(segs) == 1:
-		s.serveDiscovery(w, r, s.discovery.API)
+		s.serveDiscovery(w, r, pub.docs.API)
 		return
 	case segs[0] == "api" && segs[1] == "v1":
 		gv, rest = "v1", segs[2:]
 	case segs[0] == "apis" && len(segs) == 1:
-		s.serveDiscovery(w, r, s.discovery.APIs)
+		s.serveDiscovery(w, r, pub.docs.APIs)
 		return
-	case segs[0] == "apis" && len(segs) == 2 && s.discovery.Groups[segs[1]] != nil:
-		s.serveDiscovery(w, r, s.discovery.Groups[segs[1]])
+	case segs[0] == "apis" && len(segs) == 2 && pub.docs.Groups[segs[1]] != nil:
+		s.serveDiscovery(w, r, pub.docs.Groups[segs[1]])
 		return
 	case segs[0] == "apis" && len(segs) >= 3 && s.registry.ServesGroupVersion(segs[1]+"/"+segs[2]):
 		gv, rest = segs[1]+"/"+segs[2], segs[3:]
@@ -83,7 +84,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(rest) == 0 {
-		s.serveDiscovery(w, r, s.discovery.Resources[gv])
+		doc := pub.docs.Resources[gv]
+		if doc == nil { // a custom resource's group version, just removed
+			negotiation.NotFoundText(w, r)
+			return
+		}
+		s.serveDiscovery(w, r, doc)
 		return
 	}
 	ri, ok := s.parseResourcePath(gv, rest)

@@ -11,11 +11,12 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"listwatch/api"
 	"listwatch/apiserver/cacher"
-	"listwatch/apiserver/discovery"
+	"listwatch/apiserver/crd"
 	"listwatch/apiserver/faults"
 	"listwatch/apiserver/filters"
 	"listwatch/apiserver/handlers"
@@ -43,11 +44,21 @@ type Server struct {
 	// closes it on Stop.
 	ownStore bool
 
-	registry  *registry.Registry
-	discovery *discovery.Docs
-	openAPI   discovery.OpenAPI
-	handlers  *handlers.Handlers
-	watch     *watchserver.Server
+	registry *registry.Registry
+	// published is discovery and OpenAPI as last built: rebuilt whenever a
+	// CustomResourceDefinition adds or removes a resource.
+	published atomic.Pointer[published]
+	started   time.Time
+	// crds serves CustomResourceDefinitions (customresources.go).
+	crds       *crd.Controller
+	crdsRun    sync.WaitGroup
+	crdsCancel context.CancelFunc
+	// crdMu serialises Install and Uninstall with Stop; crdsStopped is
+	// set under it.
+	crdMu       sync.Mutex
+	crdsStopped bool
+	handlers    *handlers.Handlers
+	watch       *watchserver.Server
 
 	faults   *faults.Faults
 	counters *counters
@@ -105,7 +116,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		listener:     ln,
 		serveDone:    make(chan struct{}),
 		store:        cfg.Store,
-		registry:     registry.New(registry.Builtin()),
+		registry:     registry.New(append(registry.Builtin(), crd.DefinitionsResource(isBuiltin))),
+		started:      time.Now(),
 		counters:     newCounters(),
 		ui:           ui.Handler(),
 		writeTimeout: filters.ResponseWriteTimeout,
@@ -179,26 +191,34 @@ func (s *Server) init(ctx context.Context) error {
 		return fmt.Errorf("apiserver: %w", err)
 	}
 	for _, e := range s.registry.Entries() {
-		c, err := cacher.New(s.ctx, cacher.Config{
-			Store:            s.store,
-			Prefix:           e.Prefix(),
-			Resource:         e.GroupResource(),
-			Kind:             e.Kind,
-			APIVersion:       e.APIVersion(),
-			HistorySize:      s.cfg.HistorySize,
-			HistoryBytes:     s.cfg.HistoryBytes,
-			WatcherBuffer:    s.cfg.WatcherBuffer,
-			BookmarkInterval: s.faults.BookmarkInterval,
-			Tracer:           s.tracer,
-		})
+		c, err := s.newCacher(e.Resource)
 		if err != nil {
-			return fmt.Errorf("apiserver: starting the watch cache of %s: %w", e.GroupResource(), err)
+			return err
 		}
 		e.Cacher = c
 	}
-	s.discovery = discovery.Build(s.registry.Entries(), s.listener.Addr().String(), time.Now())
-	s.openAPI = discovery.BuildOpenAPI(s.registry.Entries())
-	return nil
+	s.publish()
+	return s.startCRDs(ctx)
+}
+
+// newCacher starts the watch cache of one resource.
+func (s *Server) newCacher(res *registry.Resource) (*cacher.Cacher, error) {
+	c, err := cacher.New(s.ctx, cacher.Config{
+		Store:            s.store,
+		Prefix:           res.Prefix(),
+		Resource:         res.GroupResource(),
+		Kind:             res.Kind,
+		APIVersion:       res.APIVersion(),
+		HistorySize:      s.cfg.HistorySize,
+		HistoryBytes:     s.cfg.HistoryBytes,
+		WatcherBuffer:    s.cfg.WatcherBuffer,
+		BookmarkInterval: s.faults.BookmarkInterval,
+		Tracer:           s.tracer,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: starting the watch cache of %s: %w", res.GroupResource(), err)
+	}
+	return c, nil
 }
 
 // URL is the server's base URL, e.g. http://127.0.0.1:8080, or
@@ -247,6 +267,7 @@ func (s *Server) Stop(ctx context.Context) error {
 
 func (s *Server) stop(ctx context.Context) error {
 	s.tracer.Printf(narrate.HTTP, "apiserver stopping")
+	s.stopCRDs()
 	// Ending the watch caches ends every watcher: each watch response is
 	// finished cleanly by its writer, so its connection becomes idle.
 	for _, e := range s.registry.Entries() {

@@ -183,7 +183,7 @@ func TestDebugView(t *testing.T) {
 	assert.Equal(t, float64(1), verbs["create"])
 	assert.Equal(t, float64(1), verbs["list"])
 	caches := v["watchCaches"].([]any)
-	require.Len(t, caches, len(registry.Builtin()))
+	require.Len(t, caches, len(registry.Builtin())+1, "the built-in resources and customresourcedefinitions")
 	for _, key := range []string{"gone410", "watchesStarted", "watchesEnded", "watchesOpen", "closedTooSlow", "faults"} {
 		assert.Contains(t, v, key)
 	}

@@ -47,8 +47,10 @@ type Resource struct {
 	Generation bool
 	// ValidateName checks metadata.name (prefix: it is a generateName).
 	ValidateName func(name string, prefix bool) []string
-	// Columns are the Table columns after Name (Age is always last).
-	Columns []Column
+	// Columns are the Table columns after Name; Age comes last unless
+	// NoAgeColumn (a CRD with additionalPrinterColumns has no automatic Age).
+	Columns     []Column
+	NoAgeColumn bool
 	// PrepareCreate fills in what the server owns on create (a namespace's
 	// phase, finalizer and name label); it may return a Status error.
 	PrepareCreate func(obj *api.Object) error

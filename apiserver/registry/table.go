@@ -125,6 +125,9 @@ func (r *Resource) columnDefs() []tableColumn {
 	for _, c := range r.Columns {
 		defs = append(defs, c.def)
 	}
+	if r.NoAgeColumn {
+		return defs
+	}
 	return append(defs, ageColumnDef)
 }
 
@@ -135,7 +138,9 @@ func (r *Resource) tableRow(o *api.Object, now time.Time) tableRow {
 	for _, c := range r.Columns {
 		cells = append(cells, c.cell(o))
 	}
-	cells = append(cells, age(o.Metadata.CreationTimestamp, now))
+	if !r.NoAgeColumn {
+		cells = append(cells, age(o.Metadata.CreationTimestamp, now))
+	}
 	return tableRow{Cells: cells, Object: partialObjectMetadata(o, tableGroupVersion)}
 }
 

@@ -1,0 +1,381 @@
+package crd
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"listwatch/api"
+	"listwatch/apiserver/registry"
+)
+
+// GroupResource of the definitions themselves.
+var GroupResource = api.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+
+// Names are a definition's spec.names.
+type Names struct {
+	Plural     string   `json:"plural"`
+	Singular   string   `json:"singular,omitempty"`
+	ShortNames []string `json:"shortNames,omitempty"`
+	Kind       string   `json:"kind"`
+	ListKind   string   `json:"listKind,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+}
+
+// PrinterColumn is one additionalPrinterColumns entry.
+type PrinterColumn struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format,omitempty"`
+	Description string `json:"description,omitempty"`
+	Priority    int32  `json:"priority,omitempty"`
+	JSONPath    string `json:"jsonPath"`
+}
+
+// Version is one spec.versions entry.
+type Version struct {
+	Name    string `json:"name"`
+	Served  bool   `json:"served"`
+	Storage bool   `json:"storage"`
+	Schema  *struct {
+		OpenAPIV3Schema *Schema `json:"openAPIV3Schema"`
+	} `json:"schema,omitempty"`
+	Subresources *struct {
+		Status *json.RawMessage `json:"status,omitempty"`
+	} `json:"subresources,omitempty"`
+	AdditionalPrinterColumns []PrinterColumn `json:"additionalPrinterColumns,omitempty"`
+}
+
+// Spec is a definition's spec, as far as serving needs it.
+type Spec struct {
+	Group    string    `json:"group"`
+	Names    Names     `json:"names"`
+	Scope    string    `json:"scope"`
+	Versions []Version `json:"versions"`
+}
+
+// Definition is a parsed CustomResourceDefinition.
+type Definition struct {
+	Name string
+	UID  string
+	Spec Spec
+}
+
+// Storage returns the storage version, the one we serve.
+func (d *Definition) Storage() *Version {
+	for i := range d.Spec.Versions {
+		if d.Spec.Versions[i].Storage {
+			return &d.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+// GroupResource is the served resource's group and plural.
+func (d *Definition) GroupResource() api.GroupResource {
+	return api.GroupResource{Group: d.Spec.Group, Resource: d.Spec.Names.Plural}
+}
+
+// Parse reads a definition object (no validation).
+func Parse(obj *api.Object) (*Definition, error) {
+	d := &Definition{Name: obj.Metadata.Name, UID: obj.Metadata.UID}
+	raw := obj.Get("spec")
+	if raw == nil {
+		return nil, fmt.Errorf("customresourcedefinition %s has no spec", obj.Metadata.Name)
+	}
+	if err := json.Unmarshal(raw, &d.Spec); err != nil {
+		return nil, fmt.Errorf("spec of customresourcedefinition %s: %w", obj.Metadata.Name, err)
+	}
+	return d, nil
+}
+
+var (
+	lowerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	kindName  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+)
+
+// Validate says what is wrong with a definition, as 422 causes: the rules
+// of apiextensions' validation.go that decide whether it can be served.
+func (d *Definition) Validate(builtin func(api.GroupResource) bool) []api.StatusCause {
+	var causes []api.StatusCause
+	bad := func(field, msg string) {
+		causes = append(causes, api.StatusCause{Type: api.CauseFieldValueInvalid, Field: field, Message: msg})
+	}
+	s := d.Spec
+	if !strings.Contains(s.Group, ".") || !lowerName.MatchString(strings.ReplaceAll(s.Group, ".", "-")) {
+		bad("spec.group", fmt.Sprintf("Invalid value: %q: should be a domain with at least one dot", s.Group))
+	}
+	if !lowerName.MatchString(s.Names.Plural) {
+		bad("spec.names.plural", fmt.Sprintf("Invalid value: %q: must be a lowercase DNS-1035 label", s.Names.Plural))
+	}
+	if s.Names.Singular != "" && !lowerName.MatchString(s.Names.Singular) {
+		bad("spec.names.singular", fmt.Sprintf("Invalid value: %q: must be a lowercase DNS-1035 label", s.Names.Singular))
+	}
+	if !kindName.MatchString(s.Names.Kind) {
+		bad("spec.names.kind", fmt.Sprintf("Invalid value: %q: must be a CamelCase kind", s.Names.Kind))
+	}
+	if want := s.Names.Plural + "." + s.Group; d.Name != want {
+		bad("metadata.name", fmt.Sprintf("Invalid value: %q: must be spec.names.plural+\".\"+spec.group", d.Name))
+	}
+	if s.Scope != "Namespaced" && s.Scope != "Cluster" {
+		causes = append(causes, api.StatusCause{Type: api.CauseFieldValueNotSupported, Field: "spec.scope",
+			Message: fmt.Sprintf("Unsupported value: %q: supported values: \"Cluster\", \"Namespaced\"", s.Scope)})
+	}
+	storage, served := 0, 0
+	for i, v := range s.Versions {
+		path := fmt.Sprintf("spec.versions[%d]", i)
+		if !lowerName.MatchString(v.Name) {
+			bad(path+".name", fmt.Sprintf("Invalid value: %q: must be a DNS-1035 label", v.Name))
+		}
+		if v.Storage {
+			storage++
+		}
+		if v.Served {
+			served++
+		}
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			causes = append(causes, api.StatusCause{Type: api.CauseFieldValueRequired, Field: path + ".schema.openAPIV3Schema",
+				Message: "Required value: schemas are required"})
+			continue
+		}
+		root := v.Schema.OpenAPIV3Schema
+		if root.Type != "object" {
+			bad(path+".schema.openAPIV3Schema.type", fmt.Sprintf("Invalid value: %q: must be object at the root", root.Type))
+		}
+		causes = append(causes, root.check(path+".schema.openAPIV3Schema")...)
+	}
+	if storage != 1 {
+		bad("spec.versions", "Invalid value: must have exactly one version marked as storage version")
+	}
+	if served == 0 && len(s.Versions) > 0 {
+		bad("spec.versions", "Invalid value: must have at least one served version")
+	}
+	if builtin != nil && builtin(d.GroupResource()) {
+		bad("spec.names.plural", fmt.Sprintf("Invalid value: %q: %s is served by a built-in resource", s.Names.Plural, d.GroupResource()))
+	}
+	return causes
+}
+
+// defaulted fills in what the server defaults: singular and listKind.
+func (n Names) defaulted() Names {
+	if n.Singular == "" {
+		n.Singular = strings.ToLower(n.Kind)
+	}
+	if n.ListKind == "" {
+		n.ListKind = n.Kind + "List"
+	}
+	return n
+}
+
+// Resource declares the custom resource a definition serves: its storage
+// version, with the schema's validation and pruning on every write, its
+// printer columns, and generation counting as for every custom resource.
+func (d *Definition) Resource() *registry.Resource {
+	v := d.Storage()
+	names := d.Spec.Names.defaulted()
+	var schema *Schema
+	if v.Schema != nil {
+		schema = v.Schema.OpenAPIV3Schema
+	}
+	statusSubresource := v.Subresources != nil && v.Subresources.Status != nil
+	res := &registry.Resource{
+		Group: d.Spec.Group, Version: v.Name, Name: names.Plural, SingularName: names.Singular,
+		Kind: names.Kind, ListKind: names.ListKind, ShortNames: names.ShortNames, Categories: names.Categories,
+		Namespaced: d.Spec.Scope == "Namespaced",
+		// The verbs in the order a real server lists them for a custom
+		// resource (crd-discovery-apis-group-v1.json).
+		Verbs:        []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
+		Generation:   true,
+		ValidateName: registry.ValidateSubdomainName,
+	}
+	gk := res.GroupKind()
+	res.PrepareCreate = func(obj *api.Object) error {
+		obj.Unstructured = true
+		return validateObject(gk, schema, obj)
+	}
+	res.PrepareUpdate = func(obj, old *api.Object) error {
+		obj.Unstructured = true
+		if statusSubresource {
+			// Status is written through /status only: a write of the
+			// object keeps the stored status.
+			keepField(obj, old, "status")
+		}
+		return validateObject(gk, schema, obj)
+	}
+	for _, c := range v.AdditionalPrinterColumns {
+		desc := c.Description
+		if desc == "" {
+			desc = "Custom resource definition column (in JSONPath format): " + c.JSONPath
+		}
+		path := c.JSONPath
+		res.Columns = append(res.Columns, registry.NewColumn(c.Name, c.Type, c.Format, desc, c.Priority,
+			func(o *api.Object) any { return lookupPath(o, path) }))
+	}
+	res.NoAgeColumn = len(v.AdditionalPrinterColumns) > 0
+	return res
+}
+
+// keepField replaces obj's field name by old's (or removes it).
+func keepField(obj, old *api.Object, name string) {
+	if raw := old.Get(name); raw != nil {
+		_ = obj.Set(name, raw) // raw came from the store: valid JSON
+	} else {
+		obj.Remove(name)
+	}
+}
+
+// validateObject checks obj against schema and prunes unknown fields. A
+// nil schema (impossible once Validate passed) accepts anything.
+func validateObject(gk api.GroupKind, schema *Schema, obj *api.Object) error {
+	if schema == nil {
+		return nil
+	}
+	var causes []api.StatusCause
+	kept := obj.Fields[:0:0]
+	for _, f := range obj.Fields {
+		sub := schema.Properties[f.Name]
+		if sub == nil {
+			if schema.PreserveUnknownFields {
+				kept = append(kept, f)
+			}
+			continue // pruned
+		}
+		v, err := decodeValue(f.Value)
+		if err != nil {
+			return api.NewBadRequest(fmt.Sprintf("field %s: %v", f.Name, err))
+		}
+		v, c, _ := sub.validate(f.Name, v)
+		causes = append(causes, c...)
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return api.NewInternalError(err)
+		}
+		kept = append(kept, api.Field{Name: f.Name, Value: raw})
+	}
+	if len(causes) > 0 {
+		return api.NewInvalid(gk, obj.Metadata.Name, causes)
+	}
+	obj.Fields = kept
+	return nil
+}
+
+// lookupPath evaluates the simple JSONPath of a printer column
+// (".spec.color"): dotted field names only. Anything else is an empty cell.
+func lookupPath(o *api.Object, path string) any {
+	parts := strings.Split(strings.TrimPrefix(path, "."), ".")
+	if len(parts) == 0 || parts[0] == "" {
+		return nil
+	}
+	var cur any
+	switch parts[0] {
+	case "metadata":
+		raw, _ := json.Marshal(o.Metadata)
+		cur, _ = decodeValue(raw)
+	default:
+		raw := o.Get(parts[0])
+		if raw == nil {
+			return nil
+		}
+		cur, _ = decodeValue(raw)
+	}
+	for _, p := range parts[1:] {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	if n, ok := cur.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+		f, _ := n.Float64()
+		return f
+	}
+	return cur
+}
+
+// prepareDefinition validates a definition being written and fills in
+// what the server owns: defaulted names, the conversion strategy, and a
+// status saying the names are accepted and the resource is established.
+func prepareDefinition(obj *api.Object, builtin func(api.GroupResource) bool, now time.Time) error {
+	d, err := Parse(obj)
+	if err != nil {
+		return api.NewBadRequest(err.Error())
+	}
+	gk := api.GroupKind{Group: GroupResource.Group, Kind: "CustomResourceDefinition"}
+	if causes := d.Validate(builtin); len(causes) > 0 {
+		return api.NewInvalid(gk, obj.Metadata.Name, causes)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(obj.Get("spec"), &spec); err != nil {
+		return api.NewBadRequest(err.Error())
+	}
+	names := d.Spec.Names.defaulted()
+	if m, ok := spec["names"].(map[string]any); ok {
+		m["singular"], m["listKind"] = names.Singular, names.ListKind
+	}
+	if _, ok := spec["conversion"]; !ok {
+		spec["conversion"] = map[string]any{"strategy": "None"}
+	}
+	ts := now.UTC().Format(time.RFC3339)
+	var stored []string
+	for _, v := range d.Spec.Versions {
+		if v.Storage {
+			stored = append(stored, v.Name)
+		}
+	}
+	status := map[string]any{
+		"conditions": []map[string]any{
+			{"type": "NamesAccepted", "status": "True", "lastTransitionTime": ts, "reason": "NoConflicts", "message": "no conflicts found"},
+			{"type": "Established", "status": "True", "lastTransitionTime": ts, "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
+		},
+		"acceptedNames":  names,
+		"storedVersions": stored,
+	}
+	for name, v := range map[string]any{"spec": spec, "status": status} {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return api.NewInternalError(err)
+		}
+		if err := obj.Set(name, raw); err != nil {
+			return api.NewInternalError(err)
+		}
+	}
+	return nil
+}
+
+// DefinitionsResource declares the customresourcedefinitions resource
+// itself. builtin reports whether a group and resource is served by a
+// built-in resource (a definition may not shadow one).
+func DefinitionsResource(builtin func(api.GroupResource) bool) *registry.Resource {
+	return &registry.Resource{
+		Group: GroupResource.Group, Version: "v1", Name: GroupResource.Resource, SingularName: "customresourcedefinition",
+		Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",
+		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
+		Verbs: registry.AllVerbs, Generation: true,
+		ValidateName:  registry.ValidateSubdomainName,
+		PrepareCreate: func(obj *api.Object) error { return prepareDefinition(obj, builtin, time.Now()) },
+		PrepareUpdate: func(obj, old *api.Object) error {
+			oldDef, err := Parse(old)
+			if err != nil {
+				return api.NewInternalError(err)
+			}
+			newDef, err := Parse(obj)
+			if err != nil {
+				return api.NewBadRequest(err.Error())
+			}
+			if newDef.GroupResource() != oldDef.GroupResource() || newDef.Spec.Scope != oldDef.Spec.Scope {
+				return api.NewInvalid(api.GroupKind{Group: GroupResource.Group, Kind: "CustomResourceDefinition"}, obj.Metadata.Name,
+					[]api.StatusCause{{Type: api.CauseFieldValueInvalid, Field: "spec", Message: "Invalid value: group, names.plural and scope are immutable"}})
+			}
+			return prepareDefinition(obj, builtin, time.Now())
+		},
+		Columns: []registry.Column{registry.NewColumn("Created At", "date", "", "", 0, func(o *api.Object) any {
+			return o.Metadata.CreationTimestamp.UTC().Format(time.RFC3339)
+		})},
+		NoAgeColumn: true,
+	}
+}

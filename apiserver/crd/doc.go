@@ -1,0 +1,30 @@
+// Package crd serves CustomResourceDefinitions (apiextensions.k8s.io/v1):
+// the definitions themselves as a resource (DefinitionsResource, which
+// validates them and marks them established), and a Controller that
+// follows them in the store and has the server serve each one's custom
+// resource: list, watch, CRUD and patch through the same handlers and
+// watch cache as built-in kinds, with the definition's structural schema
+// validating every write (422 on a wrong type) and pruning unknown fields,
+// its printer columns in Tables, generation counting, and objects encoded
+// with sorted keys as unstructured objects are. Deleting a definition
+// deletes its objects (open watches see one DELETED each, then their end)
+// and removes the resource from discovery.
+//
+// Where it sits: on the server, beside the registry. The Controller is to
+// the store what an informer is to an apiserver: list, then watch, re-list
+// when the watch breaks; Host is how it changes what the server serves.
+//
+// It mirrors k8s.io/apiextensions-apiserver: pkg/apiserver/
+// customresource_handler.go (crdHandler: serving a definition's resource),
+// pkg/controller/finalizer (customresourcecleanup: deleting the objects),
+// pkg/controller/status (NamesAccepted, Established), pkg/apis/apiextensions/
+// validation (what a definition must be), and pkg/apiserver/schema (the
+// structural schema, validation and pruning). Differences: only the storage
+// version is served (no conversion); a definition is established when it is
+// created (the real server takes a few milliseconds, and its first request
+// may even get 429, fixture crd-first-list-429-storage-initializing.json);
+// the cleanup happens after the definition is gone instead of behind a
+// finalizer; printer columns take dotted paths only; unknown fields are
+// pruned without Warning headers; the status subresource keeps status out of
+// ordinary writes but is not routed yet.
+package crd

@@ -1,0 +1,233 @@
+package crd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"listwatch/api"
+)
+
+// Schema is the structural subset of OpenAPI v3 a CRD version declares
+// (spec.versions[].schema.openAPIV3Schema): types, properties, items,
+// required fields, and the two Kubernetes extensions that matter for
+// pruning. It is apiextensions' structural schema (pkg/apiserver/schema).
+type Schema struct {
+	Type                 string             `json:"type,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
+	AdditionalProperties *Schema            `json:"-"`
+	Required             []string           `json:"required,omitempty"`
+	Enum                 []json.RawMessage  `json:"enum,omitempty"`
+	Nullable             bool               `json:"nullable,omitempty"`
+	// PreserveUnknownFields keeps fields the schema does not name.
+	PreserveUnknownFields bool `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
+	// IntOrString accepts an integer or a string.
+	IntOrString bool `json:"x-kubernetes-int-or-string,omitempty"`
+}
+
+// UnmarshalJSON reads a schema; additionalProperties may be a boolean
+// (ignored: true adds nothing structural, false is the default) or a
+// schema for the values of a map.
+func (s *Schema) UnmarshalJSON(data []byte) error {
+	type plain Schema
+	var aux struct {
+		plain
+		AdditionalProperties json.RawMessage `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	*s = Schema(aux.plain)
+	if ap := bytes.TrimSpace(aux.AdditionalProperties); len(ap) > 0 && ap[0] == '{' {
+		s.AdditionalProperties = &Schema{}
+		if err := json.Unmarshal(ap, s.AdditionalProperties); err != nil {
+			return fmt.Errorf("additionalProperties: %w", err)
+		}
+	}
+	return nil
+}
+
+var schemaTypes = []string{"object", "array", "string", "integer", "number", "boolean"}
+
+// check reports what makes a schema unusable (an unknown type, or a root
+// that is not an object), field by field.
+func (s *Schema) check(path string) []api.StatusCause {
+	var causes []api.StatusCause
+	if s.Type != "" && !slices.Contains(schemaTypes, s.Type) {
+		causes = append(causes, api.StatusCause{Type: api.CauseFieldValueNotSupported, Field: path + ".type",
+			Message: fmt.Sprintf("Unsupported value: %q: supported values: %s", s.Type, quoteAll(schemaTypes))})
+	}
+	if s.Type == "" && !s.IntOrString && !s.PreserveUnknownFields {
+		causes = append(causes, api.StatusCause{Type: api.CauseFieldValueRequired, Field: path + ".type",
+			Message: "Required value: must not be empty for specified object fields"})
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		causes = append(causes, s.Properties[name].check(path+".properties["+name+"]")...)
+	}
+	if s.Items != nil {
+		causes = append(causes, s.Items.check(path+".items")...)
+	}
+	if s.AdditionalProperties != nil {
+		causes = append(causes, s.AdditionalProperties.check(path+".additionalProperties")...)
+	}
+	return causes
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// jsonType names the JSON type of a decoded value as the validation
+// messages do ("string", "integer", ...).
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// validate checks v against s and prunes the fields s does not know, in
+// place. It returns the value to keep (pruning may replace a map), the
+// causes of a 422, and the paths of the pruned fields.
+func (s *Schema) validate(path string, v any) (any, []api.StatusCause, []string) {
+	if v == nil {
+		if s.Nullable {
+			return nil, nil, nil
+		}
+		return nil, []api.StatusCause{typeInvalid(path, v, s.Type)}, nil
+	}
+	got := jsonType(v)
+	switch {
+	case s.IntOrString:
+		if got != "integer" && got != "string" {
+			return v, []api.StatusCause{typeInvalid(path, v, "integer or string")}, nil
+		}
+	case s.Type == "":
+		// Only x-kubernetes-preserve-unknown-fields: anything goes.
+	case s.Type == "number" && got == "integer":
+	case s.Type != got:
+		return v, []api.StatusCause{typeInvalid(path, v, s.Type)}, nil
+	}
+	if len(s.Enum) > 0 {
+		raw, _ := json.Marshal(v)
+		if !slices.ContainsFunc(s.Enum, func(e json.RawMessage) bool { return jsonEqual(e, raw) }) {
+			return v, []api.StatusCause{{Type: api.CauseFieldValueNotSupported, Field: path,
+				Message: fmt.Sprintf("Unsupported value: %s: supported values: %s", raw, joinRaw(s.Enum))}}, nil
+		}
+	}
+	var causes []api.StatusCause
+	var pruned []string
+	switch x := v.(type) {
+	case map[string]any:
+		for _, req := range s.Required {
+			if _, ok := x[req]; !ok {
+				causes = append(causes, api.StatusCause{Type: api.CauseFieldValueRequired, Field: join(path, req), Message: "Required value"})
+			}
+		}
+		for _, k := range sortedKeys(x) {
+			sub := s.Properties[k]
+			if sub == nil {
+				sub = s.AdditionalProperties
+			}
+			if sub == nil {
+				if !s.PreserveUnknownFields {
+					delete(x, k)
+					pruned = append(pruned, join(path, k))
+				}
+				continue
+			}
+			nv, c, p := sub.validate(join(path, k), x[k])
+			x[k] = nv
+			causes = append(causes, c...)
+			pruned = append(pruned, p...)
+		}
+	case []any:
+		if s.Items != nil {
+			for i := range x {
+				nv, c, p := s.Items.validate(fmt.Sprintf("%s[%d]", path, i), x[i])
+				x[i] = nv
+				causes = append(causes, c...)
+				pruned = append(pruned, p...)
+			}
+		}
+	}
+	return v, causes, pruned
+}
+
+// typeInvalid is the cause the real server gives for a value of the wrong
+// type. Its "value" is the JSON type's name, not the value (fixture
+// crd-widget-422-wrong-type.json).
+func typeInvalid(path string, v any, want string) api.StatusCause {
+	got := jsonType(v)
+	return api.StatusCause{Type: causeFieldValueTypeInvalid, Field: path,
+		Message: fmt.Sprintf("Invalid value: %q: %s in body must be of type %s: %q", got, path, want, got)}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ra, _ := json.Marshal(x)
+	rb, _ := json.Marshal(y)
+	return bytes.Equal(ra, rb)
+}
+
+func joinRaw(vs []json.RawMessage) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = string(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// decodeValue decodes JSON keeping integers apart from other numbers.
+func decodeValue(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// causeFieldValueTypeInvalid is the cause of a value of the wrong JSON type.
+const causeFieldValueTypeInvalid api.CauseType = "FieldValueTypeInvalid"

@@ -1,0 +1,162 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
+	"listwatch/apiserver"
+	"listwatch/client"
+	"listwatch/internal/fixtures"
+	"listwatch/internal/leakcheck"
+)
+
+var (
+	crdsGVR    = api.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	widgetsGVR = api.GroupVersionResource{Group: "fixtures.example.com", Version: "v1", Resource: "widgets"}
+)
+
+// widgetsCRD is the definition the real server was recorded with: its
+// request body, from the fixtures README (crd-create-201.json).
+const widgetsCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.fixtures.example.com"},"spec":{"group":"fixtures.example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wg"]},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"color":{"type":"string"},"size":{"type":"integer"}}},"status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}},"subresources":{"status":{}},"additionalPrinterColumns":[{"name":"Color","type":"string","jsonPath":".spec.color"}]}]}}`
+
+func decodeObject(t *testing.T, s string) *api.Object {
+	t.Helper()
+	o := &api.Object{}
+	require.NoError(t, o.UnmarshalJSON([]byte(s)))
+	return o
+}
+
+func getBody(t *testing.T, url, accept string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+func TestCustomResourceDefinitionServesItsResource(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	srv := startServer(t, apiserver.Config{})
+	c := newClient(t, srv, client.Config{})
+	ctx := testContext(t)
+
+	crd, err := c.Resource(crdsGVR).Create(ctx, decodeObject(t, widgetsCRD))
+	require.NoError(t, err)
+	var st struct {
+		Conditions []struct{ Type, Status, Reason string } `json:"conditions"`
+	}
+	require.NoError(t, json.Unmarshal(crd.Get("status"), &st))
+	require.Len(t, st.Conditions, 2)
+	assert.Equal(t, "Established", st.Conditions[1].Type)
+	assert.Contains(t, string(crd.Get("spec")), `"listKind":"WidgetList"`, "defaulted")
+
+	// Discovery has it within a second (asynchronously, as on a real
+	// server: the definition is served by a controller following them).
+	var code int
+	var body string
+	require.Eventually(t, func() bool {
+		code, body = getBody(t, srv.URL()+"/apis/fixtures.example.com/v1", "")
+		return code == http.StatusOK
+	}, waitLong, tick)
+	assert.Contains(t, body, `"name":"widgets"`)
+	assert.Contains(t, body, `"shortNames":["wg"]`)
+	_, body = getBody(t, srv.URL()+"/apis", "")
+	assert.Contains(t, body, `"name":"fixtures.example.com"`)
+
+	widgets := c.Resource(widgetsGVR).Namespace("default")
+	w, err := widgets.Watch(ctx, api.ListOptions{})
+	require.NoError(t, err)
+	defer w.Stop()
+
+	// Create: keys sorted as the real server writes custom resources,
+	// generation 1; unknown fields pruned.
+	w1, err := widgets.Create(ctx, decodeObject(t, `{"apiVersion":"fixtures.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"red","size":3,"extra":"dropped"},"topLevelExtra":true}`))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), w1.Metadata.Generation)
+	assert.JSONEq(t, `{"color":"red","size":3}`, string(w1.Get("spec")))
+	assert.Nil(t, w1.Get("topLevelExtra"), "pruned")
+	code, body = getBody(t, srv.URL()+"/apis/fixtures.example.com/v1/namespaces/default/widgets/w1", "")
+	require.Equal(t, http.StatusOK, code)
+	recorded := fixtures.Read(t, "crd-widget-create-201.json")
+	assert.True(t, strings.HasPrefix(body, `{"apiVersion":"fixtures.example.com/v1","kind":"Widget","metadata":{"creationTimestamp":`),
+		"alphabetical keys, as in %s: %s", recorded[:60], body)
+
+	// A wrong type: 422, as recorded.
+	_, err = widgets.Create(ctx, decodeObject(t, `{"apiVersion":"fixtures.example.com/v1","kind":"Widget","metadata":{"name":"bad"},"spec":{"color":"red","size":"three"}}`))
+	require.True(t, client.IsInvalid(err), "%v", err)
+	var want api.Status
+	require.NoError(t, json.Unmarshal(fixtures.Read(t, "crd-widget-422-wrong-type.json"), &want))
+	var got *api.Status
+	require.ErrorAs(t, err, &got)
+	assert.Equal(t, want.Message, got.Message)
+	assert.Equal(t, want.Details.Causes, got.Details.Causes)
+
+	// Merge patch bumps the generation; a status change through the
+	// object is ignored (status is a subresource here).
+	p, err := widgets.Patch(ctx, "w1", client.PatchTypeMerge, []byte(`{"spec":{"size":5},"status":{"ready":true}}`))
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), p.Metadata.Generation)
+	assert.Nil(t, p.Get("status"))
+	_, err = widgets.Patch(ctx, "w1", client.PatchTypeJSON, []byte(`[{"op":"replace","path":"/spec/color","value":"blue"}]`))
+	require.NoError(t, err)
+
+	// Printer columns: Name and Color, no Age.
+	_, body = getBody(t, srv.URL()+"/apis/fixtures.example.com/v1/namespaces/default/widgets", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	assert.Contains(t, body, `"description":"Custom resource definition column (in JSONPath format): .spec.color"`)
+	assert.Contains(t, body, `"cells":["w1","blue"]`)
+	assert.NotContains(t, body, `"name":"Age"`)
+
+	_, err = widgets.Create(ctx, decodeObject(t, `{"apiVersion":"fixtures.example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"color":"green"}}`))
+	require.NoError(t, err)
+
+	// Deleting the definition: the open watch sees one DELETED per
+	// object, then its end; the resource is gone from the API.
+	require.NoError(t, c.Resource(crdsGVR).Delete(ctx, "widgets.fixtures.example.com", client.DeleteOptions{}))
+	var seen []string
+	for ev := range w.ResultChan() {
+		seen = append(seen, string(ev.Type)+" "+ev.Object.Metadata.Name)
+	}
+	require.GreaterOrEqual(t, len(seen), 2)
+	assert.Equal(t, []string{"DELETED w1", "DELETED w2"}, seen[len(seen)-2:], "every event: %v", seen)
+	code, body = getBody(t, srv.URL()+"/apis/fixtures.example.com/v1/namespaces/default/widgets", "")
+	assert.Equal(t, http.StatusNotFound, code)
+	assert.Equal(t, string(fixtures.Read(t, "crd-deleted-widgets-list-404.txt")), body)
+	_, body = getBody(t, srv.URL()+"/apis", "")
+	assert.NotContains(t, body, "fixtures.example.com")
+}
+
+func TestCustomResourceDefinitionValidation(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	srv := startServer(t, apiserver.Config{})
+	c := newClient(t, srv, client.Config{})
+	ctx := context.Background()
+	for name, body := range map[string]string{
+		"name is not plural.group": strings.Replace(widgetsCRD, `"name":"widgets.fixtures.example.com"`, `"name":"gadgets.fixtures.example.com"`, 1),
+		"no storage version":       strings.Replace(widgetsCRD, `"storage":true`, `"storage":false`, 1),
+		"bad scope":                strings.Replace(widgetsCRD, `"scope":"Namespaced"`, `"scope":"Galaxy"`, 1),
+		"bad schema type":          strings.Replace(widgetsCRD, `"type":"integer"`, `"type":"int"`, 1),
+		"shadows a built-in":       strings.NewReplacer(`widgets.fixtures.example.com`, `deployments.apps`, `"group":"fixtures.example.com"`, `"group":"apps"`, `"plural":"widgets"`, `"plural":"deployments"`).Replace(widgetsCRD),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.Resource(crdsGVR).Create(ctx, decodeObject(t, body))
+			assert.True(t, client.IsInvalid(err), "%v", err)
+		})
+	}
+}
