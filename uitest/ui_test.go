@@ -130,7 +130,7 @@ func TestServerPanelMarksThePagesOwnWatch(t *testing.T) {
 	rows, err := chromedp.Run(e.tab, chromedp.Evaluate[[]string](
 		`[...document.querySelectorAll('#watchers tr[data-watcher]')].map(tr => tr.dataset.own + ' ' + tr.cells[1].textContent + ' ' + tr.cells[2].textContent)`))
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"true ws configmaps in " + namespace, "false chunked configmaps (all namespaces)"}, rows)
+	assert.ElementsMatch(t, []string{"true h1 ws configmaps in " + namespace, "false h1 chunked configmaps (all namespaces)"}, rows)
 	id, err := chromedp.Run(e.tab, chromedp.Evaluate[string](`document.querySelector('#watchers tr[data-own="true"]').dataset.watcher`))
 	require.NoError(t, err)
 

@@ -67,7 +67,7 @@ export class ServerPanel {
       const cap = w.bufferCap || 1;
       watchers.append(el("tr", { class: mine ? "own" : "", "data-watcher": String(w.id), "data-own": mine ? "true" : "false", title: w.description || "" },
         el("td", { class: "num" }, String(w.id), mine ? el("span", { class: "own-badge" }, "this page") : ""),
-        el("td", {}, w.transport === "websocket" ? "ws" : w.transport || "?"),
+        el("td", { title: w.transport || "" }, (w.transport || "?").replace("websocket", "ws")),
         el("td", {}, watching),
         el("td", { class: "num", title: String(w.startRevision) }, rvText(w.startRevision)),
         el("td", { class: "num", title: String(w.lastRevisionSent) }, rvText(w.lastRevisionSent)),
