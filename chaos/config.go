@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"listwatch/narrate"
+	"listwatch/store"
 )
 
 // Config describes one chaos run. The zero value of every field takes the
@@ -73,6 +74,12 @@ type Config struct {
 	// informer and handler to reach the server's final state (default
 	// 45 s; a healthy run needs a few seconds).
 	ConvergenceTimeout time.Duration
+
+	// Store is the store the apiserver serves from: nil for a new in-memory
+	// store (the apiserver's default). The nested module listwatch/etcd
+	// passes its etcd store to run the same checker on etcd; the store's
+	// owner closes it after Run.
+	Store store.Interface
 
 	// Tracer narrates what the run does (each fault, each phase), tagged
 	// "chaos"; nil is silent. It is not handed to the server or the

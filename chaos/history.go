@@ -55,6 +55,9 @@ func (h *historyRecorder) run(ctx context.Context, w store.Watcher) {
 	defer close(h.done)
 	for {
 		for ev := range w.Events() {
+			if ev.IsProgress() {
+				continue // a store's "nothing up to here", not a change
+			}
 			h.record(ev)
 		}
 		err := w.Err()

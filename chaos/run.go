@@ -105,6 +105,7 @@ func newRun(ctx context.Context, cfg Config, logf func(string, ...any)) (r *run,
 		HistorySize:       cfg.HistorySize,
 		WatcherBuffer:     cfg.WatcherBuffer,
 		EnableFaults:      true,
+		Store:             cfg.Store,
 		Tracer:            cfg.ServerTracer,
 	})
 	if err != nil {

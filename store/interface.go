@@ -69,8 +69,11 @@ type Interface interface {
 // Watcher is one open watch, as Interface.Watch returns it.
 type Watcher interface {
 	// Events delivers the changes, oldest first; it is closed when the
-	// watch ends. Besides Added, Modified and Deleted it carries a progress
-	// event (Type api.Bookmark, no Key, no Object) after RequestProgress.
+	// watch ends. Besides Added, Modified and Deleted it carries progress
+	// events (Type api.Bookmark, no Key, no Object; see Event.IsProgress):
+	// after RequestProgress, and on stores that send them unasked (etcd's
+	// periodic progress notifications) at any time. Readers that only want
+	// changes skip them.
 	Events() <-chan Event
 	// Err says why Events was closed: nil after Stop or a cancelled
 	// context, otherwise ErrWatcherTooSlow, ErrCompacted or ErrClosed
