@@ -77,6 +77,20 @@ type Config struct {
 	// WatcherBuffer is each watcher's bounded queue, in frames (0: the watch
 	// cache's default).
 	WatcherBuffer int
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
+	// requests served at once, read-only (GET, LIST) and mutating, like
+	// kube-apiserver's --max-requests-inflight (400) and
+	// --max-mutating-requests-inflight (200), the defaults for 0; a
+	// request past its limit gets 429 with Retry-After. Negative: no limit.
+	// Watches and health probes do not count (see MaxWatches).
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// MaxWatches bounds open watches (429 beyond) and MaxConnections open
+	// connections (503 beyond). 0 derives both from the process's
+	// file-descriptor limit, keeping headroom for ordinary requests and
+	// health probes (filters.DefaultConnectionLimits); negative: no limit.
+	MaxWatches     int
+	MaxConnections int
 	// EnableFaults exposes the workshop fault switches over HTTP under
 	// /faults/. The Go API, Server.Faults, works either way.
 	EnableFaults bool
@@ -117,6 +131,21 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CompactionInterval == 0 {
 		c.CompactionInterval = DefaultCompactionInterval
+	}
+	if c.MaxRequestsInFlight == 0 {
+		c.MaxRequestsInFlight = filters.DefaultMaxRequestsInFlight
+	}
+	if c.MaxMutatingRequestsInFlight == 0 {
+		c.MaxMutatingRequestsInFlight = filters.DefaultMaxMutatingRequestsInFlight
+	}
+	if c.MaxWatches == 0 || c.MaxConnections == 0 {
+		conns, watches := filters.DefaultConnectionLimits()
+		if c.MaxWatches == 0 {
+			c.MaxWatches = watches
+		}
+		if c.MaxConnections == 0 {
+			c.MaxConnections = conns
+		}
 	}
 	return c
 }

@@ -71,6 +71,9 @@ type Server struct {
 	ui http.Handler
 	// writeTimeout bounds writing one non-watch response.
 	writeTimeout time.Duration
+	// limits are the in-flight request and open-watch limits
+	// (filters/inflight.go); listener caps open connections.
+	limits *filters.InFlight
 
 	// ctx lives as long as the server; Stop cancels it, which ends the
 	// watch caches, open watches and any request still running.
@@ -103,10 +106,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	tcp, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: listen on %s: %w", cfg.Listen, err)
 	}
+	ln := filters.LimitListener(tcp, cfg.MaxConnections)
 	s := &Server{
 		conns:        serving.NewConns(),
 		tlsConfig:    tlsConfig,
@@ -121,6 +125,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		counters:     newCounters(),
 		ui:           ui.Handler(),
 		writeTimeout: filters.ResponseWriteTimeout,
+		limits:       filters.NewInFlight(cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, cfg.MaxWatches),
 	}
 	if s.store == nil {
 		s.store = store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer,
@@ -328,6 +333,20 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(rr, r, api.NewUnauthorized(""))
 		return
 	}
+	// After authentication, as in kube-apiserver's handler chain: an
+	// unauthenticated client cannot use up the slots of others.
+	kind := filters.Classify(r)
+	release, ok := s.limits.Begin(kind)
+	if !ok {
+		negotiation.WriteStatus(rr, r, filters.TooManyRequests(kind))
+		return
+	}
+	rr.Release = release
+	defer func() {
+		if !rr.Detached {
+			release()
+		}
+	}()
 	s.route(rr, r)
 }
 
@@ -363,8 +382,15 @@ func (s *Server) detach(w http.ResponseWriter, r *http.Request, rest func()) {
 			logLine = func() { filters.LogLine(l, method, uri, code, start, ua) }
 		}
 	}
+	var release func()
+	if rr := filters.RecorderOf(w); rr != nil {
+		release = rr.Release
+	}
 	go func() {
 		defer s.inflight.Done()
+		if release != nil {
+			defer release() // the watch's slot, held until it really ends
+		}
 		if logLine != nil {
 			defer logLine()
 		}

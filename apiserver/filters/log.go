@@ -31,6 +31,10 @@ type Recorder struct {
 	// HTTP/1.1 watch, see apiserver's Server.detach): its goroutine writes
 	// the log line when it ends.
 	Detached bool
+	// Release gives back the request's slot in the in-flight limits
+	// (InFlight.Begin): when the handler returns, or for a detached
+	// request when its goroutine ends. nil if it holds none.
+	Release func()
 }
 
 // NewRecorder wraps w for a request that arrived now.

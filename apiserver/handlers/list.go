@@ -60,12 +60,7 @@ func (h *Handlers) serveList(w http.ResponseWriter, r *http.Request, ri RequestI
 		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, time.Now()))
 		return
 	}
-	items := make([]*api.Object, len(lr.items))
-	for i, o := range lr.items {
-		items[i] = negotiation.AsListItem(o)
-	}
-	l := api.List{APIVersion: res.APIVersion(), Kind: res.ListKind, Metadata: lr.meta, Items: items}
-	negotiation.WriteJSON(w, r, http.StatusOK, l.AppendJSON(make([]byte, 0, 256+512*len(items))))
+	negotiation.WriteList(w, r, res.ListKind, res.APIVersion(), lr.meta, lr.items)
 }
 
 // list reads the collection from the store or the watch cache, following

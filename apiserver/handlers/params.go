@@ -108,7 +108,7 @@ func parseListParams(q url.Values, watch bool, name string) (listParams, error) 
 		return p, api.NewInvalid(listOptionsKind, "", causes)
 	}
 
-	if p.label, err = api.ParseLabelSelector(q.Get("labelSelector")); err != nil {
+	if p.label, err = api.ParseLabelSelectorLimited(q.Get("labelSelector")); err != nil {
 		return p, api.NewBadRequest(err.Error())
 	}
 	fieldSelector := q.Get("fieldSelector")
@@ -123,7 +123,7 @@ func parseListParams(q url.Values, watch bool, name string) (listParams, error) 
 			fieldSelector = "metadata.name=" + name
 		}
 	}
-	if p.field, err = api.ParseFieldSelector(fieldSelector); err != nil {
+	if p.field, err = api.ParseFieldSelectorLimited(fieldSelector); err != nil {
 		return p, api.NewBadRequest(err.Error())
 	}
 	return p, nil

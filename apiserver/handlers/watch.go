@@ -32,10 +32,27 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 		}
 		opts.ResourceVersion, opts.RVSet = rv, true
 	}
-	var timeout time.Duration
-	if p.timeoutSeconds != nil && *p.timeoutSeconds > 0 {
-		timeout = time.Duration(*p.timeoutSeconds) * time.Second
-	}
+	timeout := watchTimeout(p.timeoutSeconds)
 	h.watch.Serve(w, r, watchserver.Request{Cacher: ri.Entry.Cacher, Options: opts, Timeout: timeout,
 		Resource: ri.Entry.Name, Namespace: ri.Namespace})
+}
+
+// MaxWatchTimeout is the longest watch the server grants, whatever
+// ?timeoutSeconds asks: the longest default one (twice the default
+// --min-request-timeout). A client asking for more gets this and re-watches
+// like after any other timeout. kube-apiserver multiplies the value by a
+// second without a bound; ours once did too, and timeoutSeconds=9223372037
+// overflowed to a negative duration (a watch that never ended) and
+// 18446744074 wrapped to 0.3 s (issue 15 finding 5).
+const MaxWatchTimeout = time.Hour
+
+// watchTimeout is the timeout a watch asked for: 0 when absent or 0 (the
+// server's randomised default applies), else the asked seconds clamped to
+// MaxWatchTimeout, compared in seconds so the product cannot overflow.
+// (Negative values were refused with 400 by parseListParams.)
+func watchTimeout(seconds *int64) time.Duration {
+	if seconds == nil || *seconds <= 0 {
+		return 0
+	}
+	return time.Duration(min(*seconds, int64(MaxWatchTimeout/time.Second))) * time.Second
 }

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"listwatch/apiserver"
+	"listwatch/apiserver/filters"
 	"listwatch/narrate"
 	"listwatch/store"
 )
@@ -112,6 +113,15 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"compact the store's history this often, through the revision of the previous run (kube-apiserver's --etcd-compaction-interval); 0 never")
 	fromClock := fs.Bool("revisions-from-clock", true,
 		"start revisions from the wall clock, so resourceVersions from before a restart get 410 Expired (false: start at 1)")
+	maxInflight := fs.Int("max-requests-inflight", filters.DefaultMaxRequestsInFlight,
+		"read-only requests (GET, LIST; not watches) served at once; more get 429 with Retry-After (kube-apiserver's flag and default); negative: no limit")
+	maxMutating := fs.Int("max-mutating-requests-inflight", filters.DefaultMaxMutatingRequestsInFlight,
+		"mutating requests (POST, PUT, PATCH, DELETE) served at once; more get 429 (kube-apiserver's flag and default); negative: no limit")
+	defConns, defWatches := filters.DefaultConnectionLimits()
+	maxWatches := fs.Int("max-watches", defWatches,
+		"open watches; more get 429 (default: the file-descriptor limit less headroom for other requests); negative: no limit")
+	maxConns := fs.Int("max-connections", defConns,
+		"open connections; more are answered 503 and closed (default: the file-descriptor limit less 256); negative: no limit")
 	watcherBuffer := fs.Int("watcher-buffer", 0,
 		"events queued per watcher before it counts as slow and is closed (0: the watch cache's default)")
 	enableFaults := fs.Bool("enable-faults", false,
@@ -150,13 +160,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		HistoryBytes:      *historyBytes,
 		StoreHistoryBytes: *storeHistoryBytes,
 		// 0 means "never" here but "the default" in Config.
-		CompactionInterval: *compactionInterval,
-		WatcherBuffer:      *watcherBuffer,
-		EnableFaults:       *enableFaults,
-		Token:              *token,
-		TLSCertFile:        *tlsCertFile,
-		TLSKeyFile:         *tlsKeyFile,
-		SelfSignedTLS:      *selfSigned,
+		CompactionInterval:          *compactionInterval,
+		WatcherBuffer:               *watcherBuffer,
+		MaxRequestsInFlight:         *maxInflight,
+		MaxMutatingRequestsInFlight: *maxMutating,
+		MaxWatches:                  *maxWatches,
+		MaxConnections:              *maxConns,
+		EnableFaults:                *enableFaults,
+		Token:                       *token,
+		TLSCertFile:                 *tlsCertFile,
+		TLSKeyFile:                  *tlsKeyFile,
+		SelfSignedTLS:               *selfSigned,
 	}
 	if cfg.CompactionInterval == 0 {
 		cfg.CompactionInterval = -1

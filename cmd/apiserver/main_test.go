@@ -28,7 +28,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 	err := run(context.Background(), []string{"--help"}, &out)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	for _, f := range []string{"-listen", "-min-request-timeout", "-bookmark-interval", "-history-size",
-		"-watcher-buffer", "-history-bytes", "-store-history-bytes", "-compaction-interval", "-revisions-from-clock",
+		"-watcher-buffer", "-history-bytes", "-store-history-bytes", "-compaction-interval", "-revisions-from-clock", "-max-requests-inflight", "-max-mutating-requests-inflight", "-max-watches", "-max-connections",
 		"A restart forgets everything", "410 Expired", "-enable-faults", "-token", "-trace", "-quiet", "kill-watches", "compact", "stall-watches",
 		"watch-timeout", "bookmark-interval", "fail-resource", "request-delay", "127.0.0.1:8080", "http://127.0.0.1:8080/ui/",
 		"-tls-cert-file", "-tls-private-key-file", "-tls", "-cert-dir", "kill-watch-streams"} {
