@@ -47,7 +47,9 @@ export class ServerPanel {
     for (const c of v.watchCaches || []) {
       const fill = c.historyCap ? c.historyLen / c.historyCap : 0;
       caches.append(el("tr", { "data-resource": c.resource, class: own && own.resource === c.resource ? "selected" : "" },
-        el("td", {}, c.resource),
+        // "customresourcedefinitions.apiextensions.k8s.io": the group on
+        // its own, smaller, so a long one wraps instead of widening the table.
+        el("td", { class: "resource", title: c.resource }, ...resourceName(c.resource)),
         // A watch may start from any RV in the window; an older one gets
         // 410 Expired. oldestReplayableRevision is the oldest event the
         // ring still holds, so a watch may start one before it.
@@ -92,6 +94,11 @@ export function isOwnWatch(own, resource, w) {
     (w.labelSelector || "").replace(/\s+/g, "") === own.labelSelector.replace(/\s+/g, "") &&
     String(w.startRevision) === own.watch.fromRV &&
     w.description === navigator.userAgent;
+}
+
+function resourceName(gr) {
+  const dot = gr.indexOf(".");
+  return dot < 0 ? [gr] : [gr.slice(0, dot), el("span", { class: "group" }, gr.slice(dot))];
 }
 
 function windowOf(c) {
