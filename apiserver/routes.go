@@ -123,28 +123,37 @@ func (s *Server) parseResourcePath(gv string, rest []string) (handlers.RequestIn
 	case len(rest) >= 3 && rest[0] == "namespaces":
 		// /namespaces/{ns}/{resource}[/{name}]
 		ri.Entry = s.registry.Lookup(gv, rest[2])
-		if ri.Entry == nil || !ri.Entry.Namespaced || len(rest) > 4 {
+		if ri.Entry == nil || !ri.Entry.Namespaced || len(rest) > 5 {
 			return ri, false
 		}
 		ri.Namespace = rest[1]
-		if len(rest) == 4 {
+		if len(rest) >= 4 {
 			ri.Name = rest[3]
+		}
+		if len(rest) == 5 {
+			ri.Subresource = rest[4]
 		}
 	case len(rest) >= 1:
 		// /{resource}[/{name}]
 		ri.Entry = s.registry.Lookup(gv, rest[0])
-		if ri.Entry == nil || len(rest) > 2 {
+		if ri.Entry == nil || len(rest) > 3 {
 			return ri, false
 		}
 		if ri.Entry.Namespaced {
-			if len(rest) == 2 {
+			if len(rest) >= 2 {
 				return ri, false
 			}
 			ri.AllNamespaces = true
-		} else if len(rest) == 2 {
+		} else if len(rest) >= 2 {
 			ri.Name = rest[1]
 		}
+		if len(rest) == 3 {
+			ri.Subresource = rest[2]
+		}
 	default:
+		return ri, false
+	}
+	if ri.Subresource != "" && (ri.WatchPath || !ri.Entry.HasSubresource(ri.Subresource)) {
 		return ri, false
 	}
 	return ri, true
@@ -156,6 +165,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri handle
 	verb := handlers.VerbOf(r, ri)
 	if ri.WatchPath && verb != registry.VerbWatch {
 		verb = ""
+	}
+	if ri.Subresource != "" && verb != registry.VerbGet && verb != registry.VerbUpdate && verb != registry.VerbPatch {
+		verb = "" // a subresource is read, replaced or patched, nothing else
 	}
 	if verb == "" || !ri.Entry.Allows(verb) {
 		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,9 +149,21 @@ func TestDeploymentControllerScalesRollsOutAndDeletes(t *testing.T) {
 		assert.Equal(t, "web", ref.Name)
 	}
 
-	// kubectl scale, as a merge patch of spec.replicas.
-	_, err = deps.Patch(ctx, "web", client.PatchTypeMerge, []byte(`{"spec":{"replicas":1}}`))
+	// kubectl scale: a merge patch of the scale subresource, byte for
+	// byte what kubectl sends (scale-patch-kubectl-200.json).
+	req, err := http.NewRequest(http.MethodPatch, srv.URL()+"/apis/apps/v1/namespaces/default/deployments/web/scale", strings.NewReader(`{"spec":{"replicas":1}}`))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	scaleBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", scaleBody)
+	assert.Contains(t, string(scaleBody), `"spec":{"replicas":1},"status":{"replicas":3,"selector":"app=web"}`)
+	assert.True(t, strings.HasPrefix(string(scaleBody), `{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web","namespace":"default","uid":`), "%s", scaleBody)
 	waitRolledOut(t, c, "default", "web", 1)
 
 	_, err = deps.Patch(ctx, "web", client.PatchTypeMerge, []byte(`{"spec":{"replicas":2}}`))

@@ -116,6 +116,24 @@ func TestCustomResourceDefinitionServesItsResource(t *testing.T) {
 	assert.Nil(t, p.Get("status"))
 	_, err = widgets.Patch(ctx, "w1", client.PatchTypeJSON, []byte(`[{"op":"replace","path":"/spec/color","value":"blue"}]`))
 	require.NoError(t, err)
+	// The status subresource changes status only (crd-widget-patch-status-200.json).
+	patchStatus, err := http.NewRequest(http.MethodPatch, srv.URL()+"/apis/fixtures.example.com/v1/namespaces/default/widgets/w1/status",
+		strings.NewReader(`{"status":{"ready":true},"spec":{"size":99}}`))
+	require.NoError(t, err)
+	patchStatus.Header.Set("Content-Type", "application/merge-patch+json")
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(patchStatus)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	st1, err := widgets.Get(ctx, "w1")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"ready":true}`, string(st1.Get("status")))
+	assert.JSONEq(t, `{"color":"blue","size":5}`, string(st1.Get("spec")), "spec is not written through /status")
+	assert.Equal(t, int64(3), st1.Metadata.Generation, "two spec changes, then a status change that does not count")
+	_, err = widgets.UpdateStatus(ctx, decodeObject(t, `{"apiVersion":"fixtures.example.com/v1","kind":"Widget","metadata":{"name":"w1","namespace":"default"},"status":{"ready":"yes"}}`))
+	assert.True(t, client.IsInvalid(err), "status is validated against the schema too: %v", err)
 
 	// Printer columns: Name and Color, no Age.
 	_, body = getBody(t, srv.URL()+"/apis/fixtures.example.com/v1/namespaces/default/widgets", "application/json;as=Table;v=v1;g=meta.k8s.io")

@@ -195,14 +195,15 @@ func (d *Definition) Resource() *registry.Resource {
 		obj.Unstructured = true
 		return validateObject(gk, schema, obj)
 	}
-	res.PrepareUpdate = func(obj, old *api.Object) error {
+	res.PrepareUpdate = func(obj, _ *api.Object) error {
 		obj.Unstructured = true
-		if statusSubresource {
-			// Status is written through /status only: a write of the
-			// object keeps the stored status.
-			keepField(obj, old, "status")
-		}
 		return validateObject(gk, schema, obj)
+	}
+	if statusSubresource {
+		// The handlers keep status out of writes of the object and let
+		// only status change through .../status.
+		res.Subresources = []string{registry.SubresourceStatus}
+		res.PrepareStatusUpdate = res.PrepareUpdate
 	}
 	for _, c := range v.AdditionalPrinterColumns {
 		desc := c.Description
@@ -215,15 +216,6 @@ func (d *Definition) Resource() *registry.Resource {
 	}
 	res.NoAgeColumn = len(v.AdditionalPrinterColumns) > 0
 	return res
-}
-
-// keepField replaces obj's field name by old's (or removes it).
-func keepField(obj, old *api.Object, name string) {
-	if raw := old.Get(name); raw != nil {
-		_ = obj.Set(name, raw) // raw came from the store: valid JSON
-	} else {
-		obj.Remove(name)
-	}
 }
 
 // validateObject checks obj against schema and prunes unknown fields. A

@@ -25,6 +25,7 @@
 // may even get 429, fixture crd-first-list-429-storage-initializing.json);
 // the cleanup happens after the definition is gone instead of behind a
 // finalizer; printer columns take dotted paths only; unknown fields are
-// pruned without Warning headers; the status subresource keeps status out of
-// ordinary writes but is not routed yet.
+// pruned without Warning headers. The status subresource, when a version
+// asks for it, is the handlers' (.../{name}/status changes status only, and
+// writes of the object keep the stored status), as for Deployments.
 package crd

@@ -32,6 +32,10 @@ func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tra
 // (VerbOf) and allowed: it parses what the verb reads from the query and
 // calls the verb's handler.
 func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo, verb string) {
+	if ri.Subresource == registry.SubresourceScale {
+		h.serveScale(w, r, ri, verb)
+		return
+	}
 	switch verb {
 	case registry.VerbGet, registry.VerbList:
 		out, err := negotiation.NegotiateOutput(r)

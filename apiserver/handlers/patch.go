@@ -75,7 +75,7 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		if err := registry.ValidateMeta(res, next); err != nil {
 			return nil, err
 		}
-		return prepareUpdate(res, next, cur)
+		return prepareWrite(res, ri, next, cur)
 	})
 	if err != nil {
 		negotiation.WriteError(w, r, err)

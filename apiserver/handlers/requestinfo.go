@@ -19,6 +19,9 @@ type RequestInfo struct {
 	WatchPath bool
 	// AllNamespaces: a namespaced resource without /namespaces/{ns}.
 	AllNamespaces bool
+	// Subresource is the path's last segment after the name ("status",
+	// "scale"), or "".
+	Subresource string
 }
 
 // VerbOf maps method and path to the Kubernetes verb; "" if none fits.

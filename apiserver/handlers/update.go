@@ -56,7 +56,7 @@ func (h *Handlers) serveUpdate(w http.ResponseWriter, r *http.Request, ri Reques
 			return nil, api.NewConflict(res.GroupResource(), ri.Name,
 				fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
 		}
-		return prepareUpdate(res, obj.DeepCopy(), cur)
+		return prepareWrite(res, ri, obj.DeepCopy(), cur)
 	})
 	if err != nil {
 		negotiation.WriteError(w, r, err)
@@ -115,6 +115,40 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 		}
 	}
 	return next, nil
+}
+
+// prepareWrite is prepareUpdate for a write of the object, or, through the
+// status subresource, the stored object with only its status replaced.
+func prepareWrite(res *registry.Resource, ri RequestInfo, next, cur *api.Object) (*api.Object, error) {
+	if ri.Subresource != registry.SubresourceStatus {
+		if res.HasSubresource(registry.SubresourceStatus) {
+			// Status is written through /status only: a write of the
+			// object keeps the stored status, as on a real server.
+			if raw := cur.Get("status"); raw != nil {
+				if err := next.Set("status", raw); err != nil {
+					return nil, api.NewInternalError(err)
+				}
+			} else {
+				next.Remove("status")
+			}
+		}
+		return prepareUpdate(res, next, cur)
+	}
+	st := cur.DeepCopy()
+	if raw := next.Get("status"); raw != nil {
+		if err := st.Set("status", raw); err != nil {
+			return nil, api.NewBadRequest(err.Error())
+		}
+	} else {
+		st.Remove("status")
+	}
+	st.Kind, st.APIVersion = res.Kind, res.APIVersion()
+	if res.PrepareStatusUpdate != nil {
+		if err := res.PrepareStatusUpdate(st, cur); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // sameJSON compares two raw JSON values ignoring insignificant whitespace.

@@ -57,7 +57,26 @@ type Resource struct {
 	// PrepareUpdate keeps what the server owns on update; old is the stored
 	// object.
 	PrepareUpdate func(obj, old *api.Object) error
+	// Subresources are the subresources served under each object's path:
+	// SubresourceStatus, SubresourceScale.
+	Subresources []string
+	// PrepareStatusUpdate, if set, checks a write through the status
+	// subresource (obj is the stored object with the new status).
+	PrepareStatusUpdate func(obj, old *api.Object) error
 }
+
+// The subresources a resource may serve.
+const (
+	// SubresourceStatus: GET, PUT and PATCH of .../{name}/status change
+	// only status; writes of the object itself keep the stored status.
+	SubresourceStatus = "status"
+	// SubresourceScale: .../{name}/scale reads and writes spec.replicas as
+	// an autoscaling/v1 Scale.
+	SubresourceScale = "scale"
+)
+
+// HasSubresource reports whether the resource serves sub.
+func (r *Resource) HasSubresource(sub string) bool { return slices.Contains(r.Subresources, sub) }
 
 // Builtin is the one table of resources the server serves: core/v1
 // namespaces, configmaps, secrets, pods, services and events, and apps/v1
@@ -114,6 +133,7 @@ func Builtin() []*Resource {
 			Kind: "Deployment", ListKind: "DeploymentList", ShortNames: []string{"deploy"}, Categories: []string{"all"},
 			Namespaced: true, Verbs: AllVerbs, Generation: true,
 			ValidateName: validateDNS1123Subdomain,
+			Subresources: []string{SubresourceStatus, SubresourceScale},
 		},
 	}
 }
