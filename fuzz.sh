@@ -25,6 +25,7 @@ targets=(
   "./api FuzzParseResourceVersion"           # ?resourceVersion= and metadata.resourceVersion
   "./api FuzzSelectorLimits"                 # selector size limits; set lookup by binary search
   "./api/protobuf FuzzTranscode"             # protobuf bodies and watch objects <-> JSON, every served kind
+  "./api/protobuf FuzzConform"               # every built-in object stored: typed check, unknown fields dropped
   "./apiserver/handlers FuzzListParams"      # every list/watch query parameter
   "./apiserver/negotiation FuzzDecodeObject" # create/update bodies (JSON)
   "./apiserver/negotiation FuzzProtobufBody" # create/update bodies (protobuf, as kubectl sends)

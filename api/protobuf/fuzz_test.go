@@ -1,7 +1,9 @@
 package protobuf_test
 
 import (
+	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -51,5 +53,39 @@ func FuzzTranscode(f *testing.F) {
 			require.NoError(t, err, "our own JSON must encode: %s", js)
 			require.Equal(t, pb, pb2, "JSON was %s", js)
 		}
+	})
+}
+
+// FuzzConform feeds arbitrary JSON to Conform, the server's typed check
+// of every built-in object it stores. Whatever Conform accepts must be an
+// object the typed kind can hold: the transcoder (whose schema is the Go
+// structs') encodes it, decodes it back, and Conform of the result is a
+// fixed point with nothing more to drop. So no stored object can fail to
+// decode in a typed client.
+func FuzzConform(f *testing.F) {
+	s := protobuf.Default()
+	for _, name := range fixtures.Names(f, "fieldvalidation-*.json") {
+		f.Add(uint8(0), fixtures.Read(f, name))
+	}
+	f.Add(uint8(0), []byte(`{"data":{"k":1},"binaryData":{"b":"AAA="},"foo":1e999999,"immutable":"yes"}`))
+	f.Add(uint8(1), []byte(`{"type":"Opaque","data":{"k":"dg=="},"stringData":{"a":"b"}}`))
+	f.Add(uint8(2), []byte(`{"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}],"resources":{"limits":{"cpu":"1"}}}]},"status":{"phase":"Pending"}}`))
+	f.Add(uint8(6), []byte(`{"spec":{"replicas":3,"strategy":{"rollingUpdate":{"maxSurge":"25%"}},"x":[1]}}`))
+	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
+		kind := fuzzKinds[int(k)%7] // the served kinds
+		got, err := s.Conform(kind[0], kind[1], data)
+		if err != nil {
+			return
+		}
+		require.True(t, json.Valid(got.JSON), "conformed JSON must be JSON: %q", got.JSON)
+		require.True(t, utf8.Valid(got.JSON), "conformed JSON must be UTF-8: %q", got.JSON)
+		pb, err := s.Marshal(kind[0], kind[1], got.JSON)
+		require.NoError(t, err, "a conformed object must fit the typed kind: %s", got.JSON)
+		_, err = s.Unmarshal(kind[0], kind[1], pb)
+		require.NoError(t, err, "and read back: %s", got.JSON)
+		again, err := s.Conform(kind[0], kind[1], got.JSON)
+		require.NoError(t, err)
+		require.Empty(t, again.Strict, "nothing left to drop in %s", got.JSON)
+		require.Equal(t, string(got.JSON), string(again.JSON))
 	})
 }

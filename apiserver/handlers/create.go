@@ -31,7 +31,7 @@ var errResourceVersionOnCreate = errors.New("resourceVersion should not be set o
 
 func (h *Handlers) serveCreate(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
 	res := ri.Entry.Resource
-	obj, err := h.readObject(w, r, res)
+	obj, err := h.readObject(w, r, res, "CreateOptions")
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
@@ -95,12 +95,18 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 
 // readObject reads and decodes a create or update body: JSON, or for the
 // kinds kubectl's create generators send, protobuf (negotiation/protobuf_decode.go).
-func (h *Handlers) readObject(w http.ResponseWriter, r *http.Request, res *registry.Resource) (*api.Object, error) {
+// A JSON body is checked against its kind's types and pruned
+// (fieldvalidation.go); options is CreateOptions or UpdateOptions.
+func (h *Handlers) readObject(w http.ResponseWriter, r *http.Request, res *registry.Resource, options string) (*api.Object, error) {
 	format, err := negotiation.ObjectBodyFormat(r, res)
 	if err != nil {
 		return nil, err
 	}
 	if err := rejectDryRun(r); err != nil {
+		return nil, err
+	}
+	directive, err := fieldValidation(r, options)
+	if err != nil {
 		return nil, err
 	}
 	body, err := filters.ReadBody(w, r)
@@ -109,6 +115,14 @@ func (h *Handlers) readObject(w http.ResponseWriter, r *http.Request, res *regis
 	}
 	if format == negotiation.ProtobufBody {
 		return negotiation.DecodeProtobufObject(res, body, h.tracer)
+	}
+	// Decode once for what the body claims to be (malformed JSON, the
+	// wrong kind: 400 before any field is looked at), then conform it.
+	if _, err := negotiation.DecodeObject(res, body); err != nil {
+		return nil, err
+	}
+	if body, err = conformBody(w, res, body, directive); err != nil {
+		return nil, err
 	}
 	return negotiation.DecodeObject(res, body)
 }

@@ -31,11 +31,17 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		negotiation.WriteError(w, r, err)
 		return
 	}
+	directive, err := fieldValidation(r, "PatchOptions")
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
 	body, err := filters.ReadBody(w, r)
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
 	}
+	var warnings []string
 	apply, err := patch.Func(patchType, body)
 	if err != nil {
 		negotiation.WriteError(w, r, err)
@@ -50,6 +56,9 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		}
 		patched, err := apply(negotiation.WithKind(res, cur).AppendJSON(nil))
 		if err != nil {
+			return nil, err
+		}
+		if patched, warnings, err = conformPatched(res, patched, directive); err != nil {
 			return nil, err
 		}
 		next := &api.Object{}
@@ -81,6 +90,7 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		negotiation.WriteError(w, r, err)
 		return
 	}
+	addWarnings(w, warnings)
 	if h.tracer.Enabled() {
 		h.tracer.Printf(narrate.HTTP, "PATCH %s %s (%s) → rv %s", res.Name, updated.Key(), patchType, updated.Metadata.ResourceVersion)
 	}

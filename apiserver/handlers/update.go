@@ -26,7 +26,7 @@ import (
 
 func (h *Handlers) serveUpdate(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
 	res := ri.Entry.Resource
-	obj, err := h.readObject(w, r, res)
+	obj, err := h.readObject(w, r, res, "UpdateOptions")
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
