@@ -22,7 +22,7 @@ func TestFieldValidationAsRecorded(t *testing.T) {
 	}
 	strict := ts.do(req{method: "POST", path: cms2 + "?fieldValidation=Strict", body: body("fv-strict")})
 	requireSameJSON(t, "fieldvalidation-strict-400.json", strict.mustCode(t, http.StatusBadRequest))
-	ts.get(cms2 + "/fv-strict").mustCode(t, http.StatusNotFound)
+	ts.get(cms2+"/fv-strict").mustCode(t, http.StatusNotFound)
 
 	for _, tc := range []struct{ query, name, fixture string }{
 		{"?fieldValidation=Warn", "fv-warn", "fieldvalidation-warn-201.json"},

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"strings"
 
 	"listwatch/api/protobuf"
 )
@@ -19,6 +20,11 @@ import (
 // schema and returns it pruned. A kind the schema does not know (a custom
 // resource) passes through unchanged: its schema is its CRD's business.
 func (r *Resource) Conform(js []byte) (protobuf.Conformed, error) {
+	if strings.Contains(r.Group, ".") && !strings.HasSuffix(r.Group, ".k8s.io") {
+		// A CRD's group always has a dot and is never a built-in one, even
+		// when its first label ("apps.example.com") would name one.
+		return protobuf.Conformed{JSON: js}, nil
+	}
 	c, err := protobuf.Default().Conform(r.APIVersion(), r.Kind, js)
 	if errors.Is(err, protobuf.ErrUnknownKind) {
 		return protobuf.Conformed{JSON: js}, nil
