@@ -19,8 +19,11 @@
 //
 //   - typed_test.go: the typed clientset (k8s.io/client-go/kubernetes)
 //     creating, reading, updating and deleting ConfigMaps and Deployments,
-//     and the apierrors.Is* checks users branch on; a protobuf write gets a
-//     415 Status.
+//     and the apierrors.Is* checks users branch on.
+//   - defaultconfig_test.go: a clientset and informer factory with
+//     client-go's DEFAULT content config (protobuf both ways) doing CRUD,
+//     list, watch and sync on Pods, Services, Deployments, Secrets and
+//     ConfigMaps.
 //   - watch_test.go: tools/pager paging, a watch from a list's
 //     resourceVersion, a watch from a compacted one (410).
 //   - retrywatcher_test.go: tools/watch.RetryWatcher across server watch

@@ -83,8 +83,8 @@ func (s *testServer) restConfig() *rest.Config {
 }
 
 // readClient is a clientset on client-go's defaults: its reads ask for
-// "application/vnd.kubernetes.protobuf,application/json" and our server must
-// answer JSON. Used for reads, pagers, watches and informers.
+// "application/vnd.kubernetes.protobuf,application/json" and our server
+// answers protobuf. Used for reads, pagers, watches and informers.
 func (s *testServer) readClient(t testing.TB) kubernetes.Interface {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(s.restConfig())
@@ -92,8 +92,9 @@ func (s *testServer) readClient(t testing.TB) kubernetes.Interface {
 	return cs
 }
 
-// writeClient is a clientset that writes JSON bodies: the one line a
-// client-go user must add for a server that speaks only JSON.
+// writeClient is a clientset that writes JSON bodies (ContentType:
+// application/json), the configuration of a client that avoids protobuf;
+// defaultClient (defaultconfig_test.go) is the one that does not.
 func (s *testServer) writeClient(t testing.TB) kubernetes.Interface {
 	t.Helper()
 	cfg := s.restConfig()
@@ -258,15 +259,32 @@ type goneScanner struct {
 	tail []byte
 }
 
-var goneMarker = []byte(`"code":410`)
+// goneMarkers are a Status's code 410 in JSON and in protobuf (field 6,
+// varint 410), for client-go's default protobuf watches.
+var goneMarkers = [][]byte{[]byte(`"code":410`), []byte("\x30\x9a\x03")}
 
 func (g *goneScanner) Read(p []byte) (int, error) {
 	n, err := g.ReadCloser.Read(p)
 	if n > 0 {
+		old := len(g.tail)
 		buf := append(g.tail, p[:n]...)
-		g.gone.Add(int64(bytes.Count(buf, goneMarker)))
-		// Keep less than one marker so no occurrence is counted twice.
-		keep := min(len(goneMarker)-1, len(buf))
+		for _, m := range goneMarkers {
+			// Count only occurrences that end in the new bytes: one
+			// wholly inside the kept tail was counted last time.
+			for i := 0; ; {
+				j := bytes.Index(buf[i:], m)
+				if j < 0 {
+					break
+				}
+				if i+j+len(m) > old {
+					g.gone.Add(1)
+				}
+				i += j + 1
+			}
+		}
+		// Keep less than the longest marker, enough to see one split
+		// across two reads.
+		keep := min(len(goneMarkers[0])-1, len(buf))
 		g.tail = append(g.tail[:0], buf[len(buf)-keep:]...)
 	}
 	return n, err

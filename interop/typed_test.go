@@ -2,7 +2,6 @@ package interop_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"listwatch/internal/leakcheck"
 )
@@ -119,45 +117,4 @@ func TestTypedDeploymentCRUD(t *testing.T) {
 	require.NoError(t, deps.Delete(ctx, "web", metav1.DeleteOptions{}))
 	_, err = r.AppsV1().Deployments("apps-test").Get(ctx, "web", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "get after delete: %v", err)
-}
-
-// TestProtobufWriteRefused shows what a client-go user sees when they
-// forget ContentType: application/json: the typed clientset writes
-// protobuf, and our server (JSON, plus protobuf only for the kinds kubectl's
-// create generators send: ConfigMap, Secret, Namespace) refuses a protobuf
-// Deployment with a 415 Status that says which types it accepts.
-func TestProtobufWriteRefused(t *testing.T) {
-	t.Cleanup(leakcheck.Check(t)) // registered first, so it runs after the server stops
-	srv := startServer(t)
-	cs, err := kubernetes.NewForConfig(srv.restConfig()) // default: protobuf bodies
-	require.NoError(t, err)
-	ctx := context.Background()
-
-	labels := map[string]string{"app": "proto"}
-	_, err = cs.AppsV1().Deployments("default").Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "proto"},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
-			},
-		},
-	}, metav1.CreateOptions{})
-	require.Error(t, err)
-	var status apierrors.APIStatus
-	require.ErrorAs(t, err, &status, "a 415 must come back as a Status, got %T: %v", err, err)
-	s := status.Status()
-	assert.Equal(t, int32(http.StatusUnsupportedMediaType), s.Code)
-	assert.Equal(t, metav1.StatusReasonUnsupportedMediaType, s.Reason)
-	assert.Contains(t, s.Message, "application/json", "the message should name the type we accept")
-	_, err = cs.AppsV1().Deployments("default").Get(ctx, "proto", metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "nothing was stored: %v", err)
-
-	// The one exception: a protobuf ConfigMap (what kubectl create
-	// configmap sends) is read and stored like its JSON twin.
-	cm, err := cs.CoreV1().ConfigMaps("default").Create(ctx, configMap("default", "proto", "v", map[string]string{"a": "b"}), metav1.CreateOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"k": "v"}, cm.Data)
-	assert.Equal(t, map[string]string{"a": "b"}, cm.Labels)
 }

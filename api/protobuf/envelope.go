@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -176,5 +177,56 @@ func unmarshal(b []byte, m protoreflect.Message) (err error) {
 			err = fmt.Errorf("malformed protobuf: %v", r)
 		}
 	}()
-	return proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(b, m.Interface())
+	if err := (proto.UnmarshalOptions{}).Unmarshal(b, m.Interface()); err != nil {
+		return err
+	}
+	return checkWireTypes(m)
+}
+
+// checkWireTypes walks a decoded message and refuses a field sent with the
+// wrong wire type (a string where a varint belongs, ...). protobuf-go keeps
+// such a field as unknown, as the protobuf spec allows; Kubernetes'
+// generated decoders refuse it ("proto: wrong wireType"), and so do we, so
+// that a mistyped field is a 400, not a silently missing value.
+func checkWireTypes(m protoreflect.Message) error {
+	fields := m.Descriptor().Fields()
+	for b := m.GetUnknown(); len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		if fd := fields.ByNumber(num); fd != nil {
+			return fmt.Errorf("%s.%s: wrong wire type %d", m.Descriptor().Name(), fd.Name(), typ)
+		}
+		b = b[n:]
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			if fd.MapValue().Message() != nil {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					err = checkWireTypes(mv.Message())
+					return err == nil
+				})
+			}
+		case fd.IsList():
+			if fd.Message() != nil {
+				for i := range v.List().Len() {
+					if err = checkWireTypes(v.List().Get(i).Message()); err != nil {
+						break
+					}
+				}
+			}
+		case fd.Message() != nil:
+			err = checkWireTypes(v.Message())
+		}
+		return err == nil
+	})
+	return err
 }

@@ -108,6 +108,13 @@ func TestUnknownKindAndMalformedProtobuf(t *testing.T) {
 
 	_, err = s.Unmarshal("v1", "ConfigMap", []byte{0x0a, 0x05, 0x01})
 	assert.Error(t, err, "truncated message")
+	_, err = s.Unmarshal("v1", "ConfigMap", []byte{0x22, 0x03, 'y', 'e', 's'})
+	assert.ErrorContains(t, err, "ConfigMap.immutable: wrong wire type 2", "a string where a bool belongs")
+	_, err = s.Unmarshal("v1", "ConfigMap", []byte{0x0a, 0x02, 0x08, 0x07})
+	assert.ErrorContains(t, err, "ObjectMeta.name: wrong wire type 0", "nested messages are checked too")
+	js, err := s.Unmarshal("v1", "ConfigMap", []byte{0xa0, 0x1f, 0x01})
+	assert.NoError(t, err, "an unknown field number is skipped")
+	assert.Equal(t, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":null}}`, string(js))
 	_, _, err = s.DecodeObject([]byte(`{"kind":"ConfigMap"}`), "", "")
 	assert.ErrorIs(t, err, protobuf.ErrNotProtobuf)
 	_, _, err = s.DecodeObject(protobuf.Magic, "", "")

@@ -43,12 +43,20 @@ var propagationPolicies = []string{"Foreground", "Background", "Orphan"}
 func readDeleteOptions(w http.ResponseWriter, r *http.Request) (*deleteOptions, error) {
 	opts := &deleteOptions{}
 	if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-		if err := negotiation.CheckBodyType(r); err != nil {
+		// client-go sends DeleteOptions as protobuf by default, with its
+		// own group-version (v1, apps/v1) in the envelope.
+		format, err := negotiation.BodyFormatOf(r, true)
+		if err != nil {
 			return nil, err
 		}
 		body, err := filters.ReadBody(w, r)
 		if err != nil {
 			return nil, err
+		}
+		if format == negotiation.ProtobufBody {
+			if body, err = negotiation.ProtobufToJSON(body, "meta.k8s.io/v1", "DeleteOptions"); err != nil {
+				return nil, err
+			}
 		}
 		if len(body) > 0 {
 			if err := json.Unmarshal(body, opts); err != nil {

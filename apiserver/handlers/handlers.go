@@ -54,7 +54,8 @@ func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo,
 		}
 		h.serveList(w, r, ri, p, out)
 	case registry.VerbWatch:
-		if _, err := negotiation.NegotiateOutput(r); err != nil {
+		out, err := negotiation.NegotiateOutput(r)
+		if err != nil {
 			negotiation.WriteError(w, r, err)
 			return
 		}
@@ -63,7 +64,7 @@ func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo,
 			negotiation.WriteError(w, r, err)
 			return
 		}
-		h.serveWatch(w, r, ri, p)
+		h.serveWatch(w, r, ri, p, out)
 	case registry.VerbCreate:
 		h.serveCreate(w, r, ri)
 	case registry.VerbUpdate:

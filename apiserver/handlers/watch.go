@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"time"
 
+	"listwatch/api/protobuf"
 	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/negotiation"
+	"listwatch/apiserver/registry"
 	"listwatch/apiserver/watchserver"
 )
 
@@ -16,7 +18,7 @@ import (
 // registers the watcher and writes the stream (package watchserver).
 // Kubernetes: handlers/get.go ListResource (the watch branch).
 
-func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri RequestInfo, p listParams) {
+func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri RequestInfo, p listParams, out negotiation.Output) {
 	opts := cacher.WatchOptions{
 		SendInitialEvents: p.sendInitialEvents,
 		AllowBookmarks:    p.allowBookmarks,
@@ -34,7 +36,24 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 	}
 	timeout := watchTimeout(p.timeoutSeconds)
 	h.watch.Serve(w, r, watchserver.Request{Cacher: ri.Entry.Cacher, Options: opts, Timeout: timeout,
-		Resource: ri.Entry.Name, Namespace: ri.Namespace})
+		Resource: ri.Entry.Name, Namespace: ri.Namespace, Encoding: watchEncoding(ri.Entry.Resource, out)})
+}
+
+// protobufWatch is the Encoding of a watch whose client prefers protobuf.
+var protobufWatch = &watchserver.Encoding{
+	ContentType: negotiation.ProtobufWatchContentType,
+	Binary:      true,
+	NewFrame:    func() func([]byte) []byte { return negotiation.ProtobufWatchFrame },
+}
+
+// watchEncoding picks how a watch writes its events: protobuf frames for a
+// client that prefers protobuf and a kind that has a protobuf message,
+// else the cacher's JSON frames as they are.
+func watchEncoding(res *registry.Resource, out negotiation.Output) *watchserver.Encoding {
+	if out.Protobuf && protobuf.Default().Knows(res.APIVersion(), res.Kind) {
+		return protobufWatch
+	}
+	return nil
 }
 
 // MaxWatchTimeout is the longest watch the server grants, whatever

@@ -4,8 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"mime"
-	"net/http"
 
 	"listwatch/api"
 	"listwatch/apiserver/registry"
@@ -14,24 +12,6 @@ import (
 // Reading a request body as what it claims to be: strict decoding, so a
 // body that is not the object its path serves is a 400 and nothing
 // malformed is ever stored and written back to clients.
-
-// CheckBodyType accepts a JSON body (or one without a Content-Type, which
-// Kubernetes reads as JSON). Anything else, protobuf and CBOR included, is
-// 415 with the list of types we read: client-go users must set
-// ContentType: "application/json" in their rest.Config. (Create and update
-// bodies go through ObjectBodyFormat instead, which also lets in protobuf
-// for the kinds kubectl's create generators send.)
-func CheckBodyType(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || mt != JSONContentType {
-		return api.NewUnsupportedMediaType(ct, []string{JSONContentType})
-	}
-	return nil
-}
 
 // typeMeta is the part of a body that says what it is.
 type typeMeta struct {

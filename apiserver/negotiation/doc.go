@@ -1,10 +1,10 @@
 // Package negotiation is how the server speaks on the wire apart from the
-// watch stream: which representation a client accepts (JSON, or a
-// meta.k8s.io Table for kubectl get), how a response body is written
-// (compact or pretty JSON, Status errors with the right code and reason),
-// and how a request body is read as what it claims to be, including the
-// hand-written Kubernetes protobuf decoding for the three kinds kubectl's
-// create generators can only send as protobuf.
+// watch stream: which representation a client accepts (JSON, a
+// meta.k8s.io Table for kubectl get, or Kubernetes protobuf for client-go),
+// how a response body is written (compact or pretty JSON or protobuf,
+// Status errors with the right code and reason), and how a request body is
+// read as what it claims to be, JSON or protobuf (through api/protobuf's
+// transcoder, so every stored object is JSON).
 //
 // Where it sits in the data flow: at both ends of every non-watch request.
 // Handlers decode bodies with DecodeObject (or DecodeProtobufObject) on
@@ -14,8 +14,7 @@
 //	body ──► DecodeObject ──► handler ──► store ──► WriteObject / WriteError ──► client
 //
 // Files: responses.go (Accept negotiation, writers, errors to Statuses),
-// decode.go (JSON bodies), protobuf_decode.go with protobuf_meta.go,
-// protobuf_core.go and protobuf_wire.go (protobuf bodies).
+// decode.go (JSON bodies), protobuf.go (protobuf bodies and responses).
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
 // negotiation and responsewriters (writers.go, status.go), and

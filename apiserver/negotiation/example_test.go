@@ -23,7 +23,7 @@ func ExampleNegotiateOutput() {
 	// Output:
 	// table="meta.k8s.io/v1" err=<nil>
 	// table="" err=<nil>
-	// table="" err=only the following media types are accepted: application/json
+	// table="" err=only the following media types are accepted: application/json, application/vnd.kubernetes.protobuf
 }
 
 // Errors are Status objects with the code Kubernetes gives them.

@@ -12,20 +12,23 @@ import (
 
 func TestNegotiation(t *testing.T) {
 	cases := map[string]struct {
-		table string
-		fails bool
+		table    string
+		protobuf bool
+		fails    bool
 	}{
 		"":                 {},
 		"*/*":              {},
 		"application/json": {},
-		"application/vnd.kubernetes.protobuf,application/json":                                  {},
+		"application/vnd.kubernetes.protobuf,application/json":                                  {protobuf: true},
 		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json":                         {table: "meta.k8s.io/v1"},
 		"application/json;as=Table;v=v1beta1;g=meta.k8s.io":                                     {table: "meta.k8s.io/v1beta1"},
 		"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json":     {},
 		"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json": {},
-		"application/vnd.kubernetes.protobuf":                                                   {fails: true},
-		"application/yaml":                                                                      {fails: true},
-		"application/json;as=Table;v=v2;g=meta.k8s.io":                                          {fails: true},
+		"application/vnd.kubernetes.protobuf":                                                   {protobuf: true},
+		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json":      {},
+		"application/json,application/vnd.kubernetes.protobuf":                                  {},
+		"application/yaml": {fails: true},
+		"application/json;as=Table;v=v2;g=meta.k8s.io": {fails: true},
 	}
 	for accept, c := range cases {
 		r, _ := http.NewRequest("GET", "/", nil)
@@ -37,6 +40,7 @@ func TestNegotiation(t *testing.T) {
 		}
 		require.NoError(t, err, accept)
 		assert.Equal(t, c.table, out.Table, accept)
+		assert.Equal(t, c.protobuf, out.Protobuf, accept)
 	}
 }
 

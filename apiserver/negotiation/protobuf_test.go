@@ -1,8 +1,9 @@
 package negotiation
 
 import (
-	"encoding/binary"
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,9 +11,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"listwatch/api"
+	"listwatch/api/protobuf"
 	"listwatch/apiserver/registry"
+	"listwatch/internal/fixtures"
 )
 
 // testdata/protobuf holds Kubernetes protobuf bodies next to the JSON the
@@ -83,16 +87,18 @@ func TestProtobufGolden(t *testing.T) {
 	}
 }
 
-func pbTag(field int, wt wireType) []byte {
-	return binary.AppendUvarint(nil, uint64(field)<<3|uint64(wt))
+// A tiny protobuf encoder for hand-made bodies.
+
+func pbTag(field int, wt protowire.Type) []byte {
+	return protowire.AppendTag(nil, protowire.Number(field), wt)
 }
 
 func pbVarint(field int, v uint64) []byte {
-	return binary.AppendUvarint(pbTag(field, wireVarint), v)
+	return protowire.AppendVarint(pbTag(field, protowire.VarintType), v)
 }
 
 func pbBytes(field int, b []byte) []byte {
-	return append(binary.AppendUvarint(pbTag(field, wireBytes), uint64(len(b))), b...)
+	return protowire.AppendBytes(pbTag(field, protowire.BytesType), b)
 }
 
 func pbString(field int, s string) []byte { return pbBytes(field, []byte(s)) }
@@ -115,10 +121,10 @@ func cat(parts ...[]byte) []byte {
 // nested group included.
 var pbUnknownFields = cat(
 	pbVarint(1000, 1<<63),
-	pbTag(1001, wireFixed64), []byte("12345678"),
-	pbTag(1002, wireFixed32), []byte("1234"),
+	pbTag(1001, protowire.Fixed64Type), []byte("12345678"),
+	pbTag(1002, protowire.Fixed32Type), []byte("1234"),
 	pbString(1003, "ignored"),
-	pbTag(1004, wireStartGroup), pbVarint(1, 5), pbTag(1005, wireStartGroup), pbString(2, "x"), pbTag(1005, wireEndGroup), pbTag(1004, wireEndGroup),
+	pbTag(1004, protowire.StartGroupType), pbVarint(1, 5), pbTag(1005, protowire.StartGroupType), pbString(2, "x"), pbTag(1005, protowire.EndGroupType), pbTag(1004, protowire.EndGroupType),
 )
 
 // pbBody wraps an object's message in the envelope.
@@ -159,15 +165,18 @@ func TestProtobufWireSemantics(t *testing.T) {
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null}}`},
 		{"no raw at all", cms, cat([]byte("k8s\x00"), pbMsg(1, pbString(2, "ConfigMap"))),
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":null}}`},
-		{"times: nanoseconds dropped, empty is null, last one wins", cms,
+		// A message sent twice is merged, as the protobuf spec says (gogo's
+		// Time.Unmarshal would keep only the last); an empty pointer Time
+		// reads as none.
+		{"times: nanoseconds dropped, empty is null, repeats merged", cms,
 			pbBody("v1", "ConfigMap", pbMsg(1, pbMsg(8, pbVarint(1, 1), pbVarint(2, 999)), pbMsg(8, pbVarint(2, 5)), pbMsg(9), pbVarint(10, 0))),
-			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":"1970-01-01T00:00:00Z","deletionTimestamp":null,"deletionGracePeriodSeconds":0}}`},
+			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":"1970-01-01T00:00:01Z","deletionGracePeriodSeconds":0}}`},
 		{"negative numbers are 10-byte varints", cms,
 			pbBody("v1", "ConfigMap", pbMsg(1, pbVarint(7, uint64(1<<64-1)), pbVarint(10, uint64(1<<64-30)))),
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"generation":-1,"creationTimestamp":null,"deletionGracePeriodSeconds":-30}}`},
 		{"strings are escaped as encoding/json does", cms,
 			pbBody("v1", "ConfigMap", pbMsg(1, pbString(1, "x")), pbEntry(2, "k", "<\xff\u2028\"")),
-			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null},"data":{"k":"\u003c\ufffd\u2028\""}}`},
+			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null},"data":{"k":"\u003c�\u2028\""}}`},
 		{"a Secret body on the configmaps path decodes, for decodeObject to refuse", cms,
 			pbBody("v1", "Secret", pbMsg(1, pbString(1, "s"))),
 			`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","creationTimestamp":null}}`},
@@ -209,31 +218,22 @@ func TestProtobufMalformed(t *testing.T) {
 		{"empty", nil, "the object provided is unrecognized (must be of type ConfigMap): empty body (<empty>)"},
 		{"only the magic", []byte("k8s\x00"), "empty body"},
 		{"JSON sent as protobuf", []byte(`{"kind":"ConfigMap"}`), "does not appear to be a protobuf message"},
-		{"truncated envelope", []byte("k8s\x00\x0a"), "protobuf envelope: typeMeta: unexpected end of data (6b3873000a)"},
-		{"length past the end", []byte("k8s\x00\x12\x05ab"), "raw: unexpected end of data"},
-		{"huge length", cat([]byte("k8s\x00\x12"), binary.AppendUvarint(nil, 1<<63)), "raw: unexpected end of data"},
-		{"varint too long", []byte("k8s\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), "varint overflows 64 bits"},
-		{"varint tenth byte too big", []byte("k8s\x00\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02"), "varint overflows 64 bits"},
-		{"truncated varint", []byte("k8s\x00\x80"), "unexpected end of data"},
-		{"field number 0", []byte("k8s\x00\x02\x00"), "invalid field tag: field 0"},
-		{"wire type 6", []byte("k8s\x00\x0e"), "invalid field tag: field 1, wire type 6"},
-		{"wire type 7", []byte("k8s\x00\x0f"), "invalid field tag: field 1, wire type 7"},
-		{"field number too large", cat([]byte("k8s\x00"), binary.AppendUvarint(nil, (1<<29)<<3)), "invalid field tag"},
-		{"lone end group", cat([]byte("k8s\x00"), pbTag(9, wireEndGroup)), "unmatched group: end group for field 9"},
-		{"group never ends", cat([]byte("k8s\x00"), pbTag(9, wireStartGroup), pbVarint(1, 1)), "unmatched group: group for field 9 never ends"},
-		{"truncated fixed64", cat([]byte("k8s\x00"), pbTag(9, wireFixed64), []byte("1234")), "skipping field 9: unexpected end of data"},
-		{"truncated fixed32", cat([]byte("k8s\x00"), pbTag(9, wireFixed32), []byte("12")), "skipping field 9: unexpected end of data"},
-		{"kind as a varint", cat([]byte("k8s\x00"), pbMsg(1, pbVarint(2, 1))), "typeMeta.kind: wrong wire type 0"},
-		{"name as a varint", meta(pbVarint(1, 7)), `ConfigMap in version "v1" cannot be handled as a ConfigMap: protobuf: metadata: name: wrong wire type 0`},
-		{"labels as a fixed32", meta(pbTag(11, wireFixed32), []byte("1234")), "metadata: labels: wrong wire type 5"},
-		{"truncated label", meta(pbBytes(11, []byte{0x0a, 0x05, 'a'})), "metadata: labels entry: key: unexpected end of data"},
-		{"generation as a string", meta(pbString(7, "1")), "metadata: generation: wrong wire type 2"},
-		{"time seconds as a string", meta(pbMsg(8, pbString(1, "x"))), "creationTimestamp.seconds: wrong wire type 2"},
-		{"bad group in a time", meta(pbMsg(8, pbTag(3, wireEndGroup))), "unmatched group"},
-		{"immutable as a string", pbBody("v1", "ConfigMap", pbString(4, "yes")), "immutable: wrong wire type 2"},
-		{"fieldsV1 not JSON", meta(pbMsg(17, pbMsg(7, pbString(1, "\xa1\x01")))), `cannot be handled as a ConfigMap: protobuf: metadata: managedFields.fieldsV1: not a JSON document`},
-		{"fieldsV1 empty", meta(pbMsg(17, pbMsg(7, pbString(1, "")))), "managedFields.fieldsV1: not a JSON document"},
-		{"bad owner reference", meta(pbMsg(13, pbString(6, "true"))), "ownerReferences.controller: wrong wire type 2"},
+		{"truncated envelope", []byte("k8s\x00\x0a"), "cannot parse invalid wire-format data (6b3873000a)"},
+		{"length past the end", []byte("k8s\x00\x12\x05ab"), "cannot parse invalid wire-format data"},
+		{"huge length", cat([]byte("k8s\x00\x12"), protowire.AppendVarint(nil, 1<<63)), "cannot parse invalid wire-format data"},
+		{"varint too long", []byte("k8s\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), "cannot parse invalid wire-format data"},
+		{"field number 0", []byte("k8s\x00\x02\x00"), "cannot parse invalid wire-format data"},
+		{"wire type 6", []byte("k8s\x00\x0e"), "cannot parse invalid wire-format data"},
+		{"lone end group", cat([]byte("k8s\x00"), pbTag(9, protowire.EndGroupType)), "cannot parse invalid wire-format data"},
+		{"group never ends", cat([]byte("k8s\x00"), pbTag(9, protowire.StartGroupType), pbVarint(1, 1)), "cannot parse invalid wire-format data"},
+		{"kind as a varint", cat([]byte("k8s\x00"), pbMsg(1, pbVarint(2, 1))), "the object provided is unrecognized (must be of type ConfigMap): TypeMeta.kind: wrong wire type 0"},
+		{"name as a varint", meta(pbVarint(1, 7)), `ConfigMap in version "v1" cannot be handled as a ConfigMap: v1 ConfigMap: ObjectMeta.name: wrong wire type 0`},
+		{"labels as a fixed32", meta(pbTag(11, protowire.Fixed32Type), []byte("1234")), "cannot be handled as a ConfigMap"},
+		{"truncated label", meta(pbBytes(11, []byte{0x0a, 0x05, 'a'})), "cannot be handled as a ConfigMap"},
+		{"generation as a string", meta(pbString(7, "1")), "cannot be handled as a ConfigMap"},
+		{"immutable as a string", pbBody("v1", "ConfigMap", pbString(4, "yes")), "cannot be handled as a ConfigMap"},
+		{"fieldsV1 not JSON", meta(pbMsg(17, pbMsg(7, pbString(1, "\xa1\x01")))), "FieldsV1 holds 2 bytes that are not JSON"},
+		{"unknown kind", pbBody("v1", "Widget", pbMsg(1, pbString(1, "x"))), `Widget in version "v1" cannot be handled as a ConfigMap: no kind "Widget" is registered for version "v1"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -273,7 +273,7 @@ func BenchmarkProtobufToJSON(b *testing.B) {
 	}
 }
 
-// FuzzProtobufBody: any body is JSON that decodes, or a 400/415 Status;
+// FuzzProtobufBody: any body is JSON that decodes, or a 400 Status;
 // never a panic, never invalid JSON. The seed corpus is in
 // testdata/fuzz/FuzzProtobufBody (kubectl's bodies and hand-made edge
 // cases); run longer with
@@ -281,14 +281,14 @@ func BenchmarkProtobufToJSON(b *testing.B) {
 //	go test ./apiserver -run '^$' -fuzz FuzzProtobufBody -fuzztime 2m
 func FuzzProtobufBody(f *testing.F) {
 	f.Add(pbBody("v1", "ConfigMap", pbUnknownFields, pbMsg(1, pbString(1, "x"), pbEntry(11, "a", "b")), pbEntry(2, "k", "v")))
-	res := []*registry.Resource{resourceOfKind(f, "ConfigMap"), resourceOfKind(f, "Secret"), resourceOfKind(f, "Namespace")}
+	res := registry.Builtin()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, r := range res {
 			js, err := protobufToJSON(r, body)
 			if err != nil {
 				st, ok := api.StatusOf(err)
-				if !ok || (st.Code != http.StatusBadRequest && st.Code != http.StatusUnsupportedMediaType) {
-					t.Fatalf("%s: want a 400 or 415 Status, got %v", r.Kind, err)
+				if !ok || st.Code != http.StatusBadRequest {
+					t.Fatalf("%s: want a 400 Status, got %v", r.Kind, err)
 				}
 				continue
 			}
@@ -309,29 +309,45 @@ func FuzzProtobufBody(f *testing.F) {
 	})
 }
 
-// TestProtobufMapJSON: map fields come out as encoding/json writes a Go
-// map of the same entries, the last value of a repeated key winning.
-func TestProtobufMapJSON(t *testing.T) {
-	keys := []string{"b", "a", "", "a", "<&>", "\xff", "é", "\u2028", "tab\t", `"q"`, "a/b", "A", "b"}
-	var sm pbStringMap
-	var bm pbBytesMap
-	wantS := map[string]string{}
-	wantB := map[string][]byte{}
-	for i, k := range keys {
-		v := []byte{byte(i), 'x', 0xfe}
-		sm = append(sm, pbMapEntry{key: []byte(k), value: v, seq: i})
-		bm = append(bm, pbMapEntry{key: []byte(k), value: v, seq: i})
-		wantS[k] = string(v)
-		wantB[k] = v
-	}
-	for _, c := range []struct {
-		got  json.Marshaler
-		want any
-	}{{sm, wantS}, {bm, wantB}, {pbStringMap{}, map[string]string{}}} {
-		got, err := c.got.MarshalJSON()
+// protobufToJSON is ProtobufToJSON for res's path.
+func protobufToJSON(res *registry.Resource, body []byte) ([]byte, error) {
+	return ProtobufToJSON(body, res.APIVersion(), res.Kind)
+}
+
+// TestProtobufWatchFrameIsTheRecording: each event of the recorded
+// protobuf watch, turned into the JSON frame our cacher writes and then
+// re-encoded, is the recorded frame byte for byte.
+func TestProtobufWatchFrameIsTheRecording(t *testing.T) {
+	s := protobuf.Default()
+	body := fixtures.Read(t, "protobuf-watch-configmaps.pb")
+	r := bytes.NewReader(body)
+	var again []byte
+	for {
+		ev, err := s.ReadWatchFrame(r)
+		if err == io.EOF {
+			break
+		}
 		require.NoError(t, err)
-		want, err := json.Marshal(c.want)
+		_, js, err := s.DecodeObject(ev.Object, "", "")
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(got))
+		frame := append(append(append([]byte(`{"type":"`+ev.Type+`","object":`), js...), '}'), '\n')
+		again = append(again, ProtobufWatchFrame(frame)...)
 	}
+	assert.Equal(t, body, again)
+
+	// An object that does not fit its schema is an ERROR event.
+	_, js, err := s.DecodeObject(protobufErrorObject(t, `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","data":{"k":1}}}`), "", "")
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"reason":"InternalError"`)
+	assert.Contains(t, string(js), `.data.k: expected a string, not a number`)
+}
+
+// protobufErrorObject re-encodes a JSON frame and returns its event's
+// object, requiring an ERROR event.
+func protobufErrorObject(t *testing.T, frame string) []byte {
+	t.Helper()
+	ev, err := protobuf.Default().ReadWatchFrame(bytes.NewReader(ProtobufWatchFrame([]byte(frame))))
+	require.NoError(t, err)
+	require.Equal(t, "ERROR", ev.Type)
+	return ev.Object
 }

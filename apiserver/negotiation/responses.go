@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -21,8 +22,8 @@ import (
 // errors as a Status; paths that are not API paths as Go's plain-text
 // "404 page not found".
 
-// JSONContentType is the only type the server writes, and the type it
-// reads (protobuf_decode.go reads protobuf for three kinds besides).
+// JSONContentType is the type the server reads and writes for everything;
+// protobuf.go adds Kubernetes protobuf for the built-in kinds.
 const JSONContentType = "application/json"
 
 // Output is what the client accepts, decided from its Accept header.
@@ -30,12 +31,17 @@ type Output struct {
 	// Table: answer gets and lists with a meta.k8s.io Table of this
 	// apiVersion (meta.k8s.io/v1 or v1beta1); empty for plain JSON.
 	Table string
+	// Protobuf: the client prefers Kubernetes protobuf (client-go's
+	// default for built-in kinds). Bodies the protobuf schema has no
+	// message for are still written as JSON.
+	Protobuf bool
 }
 
 // NegotiateOutput picks the first media range of the Accept header that the
-// server can produce. JSON in any form is fine (client-go sends
-// "application/vnd.kubernetes.protobuf,application/json"; kubectl get asks
-// for a Table first); a header that allows nothing we speak gets 406.
+// server can produce: JSON in any form, a Table (kubectl get asks for one
+// first) or protobuf (client-go sends
+// "application/vnd.kubernetes.protobuf,application/json"); a header that
+// allows nothing we speak gets 406.
 func NegotiateOutput(r *http.Request) (Output, error) {
 	accept := r.Header.Get("Accept")
 	if strings.TrimSpace(accept) == "" {
@@ -48,6 +54,13 @@ func NegotiateOutput(r *http.Request) (Output, error) {
 		}
 		switch mt {
 		case "application/json", "application/*", "*/*":
+		case ProtobufContentType:
+			// A protobuf Table (as=Table) is not something we write;
+			// the next range may be.
+			if params["as"] == "" {
+				return Output{Protobuf: true}, nil
+			}
+			continue
 		default:
 			continue
 		}
@@ -59,7 +72,7 @@ func NegotiateOutput(r *http.Request) (Output, error) {
 		}
 	}
 	return Output{}, &api.Status{Kind: "Status", APIVersion: "v1", Status: api.StatusFailure,
-		Message: "only the following media types are accepted: " + JSONContentType,
+		Message: "only the following media types are accepted: " + JSONContentType + ", " + ProtobufContentType,
 		Reason:  api.ReasonNotAcceptable, Code: http.StatusNotAcceptable}
 }
 
@@ -78,8 +91,24 @@ func IsPretty(r *http.Request) bool {
 }
 
 // WriteJSON writes an encoded JSON body, pretty or compact as the request
-// asks. The body must be the caller's own buffer: a newline is appended.
+// asks, or transcoded to protobuf when the client prefers that and the
+// body's kind has a protobuf message. The body must be the caller's own
+// buffer: a newline is appended.
 func WriteJSON(w http.ResponseWriter, r *http.Request, code int, body []byte) {
+	if out, err := NegotiateOutput(r); err == nil && out.Protobuf {
+		pb, ok, err := protobufResponse(body)
+		if err != nil {
+			// A stored object that does not fit its kind's schema: say
+			// so, rather than send bytes no typed client can read.
+			st := api.NewInternalError(fmt.Errorf("encoding the response as %s: %w", ProtobufContentType, err))
+			pb, _, _ = protobufResponse(st.AppendJSON(nil))
+			code = http.StatusInternalServerError
+		}
+		if ok {
+			writeProtobuf(w, code, pb)
+			return
+		}
+	}
 	WriteBody(w, code, body, IsPretty(r))
 }
 

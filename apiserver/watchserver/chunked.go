@@ -135,8 +135,8 @@ func writeChunks(conn net.Conn, frames [][]byte) (n int, err error) {
 // keeps net/http's ResponseWriter (HTTP/2, HTTP/1.0, a writer that cannot
 // be hijacked), and wr nil when the headers could not be written (the
 // connection is closed).
-func hijackChunked(w http.ResponseWriter, r *http.Request, wt *watch) (wr *chunkedWriter, hijacked bool) {
-	setWatchHeaders(w, r)
+func hijackChunked(w http.ResponseWriter, r *http.Request, wt *watch, contentType []string) (wr *chunkedWriter, hijacked bool) {
+	setWatchHeaders(w, r, contentType)
 	if !r.ProtoAtLeast(1, 1) || r.ProtoMajor != 1 {
 		return nil, false
 	}

@@ -42,6 +42,9 @@ type watch struct {
 	resource, namespace string
 	userAgent           string
 	started             time.Time
+	// encode re-encodes each frame for this watch (Request.Encoding); nil
+	// writes the cacher's shared frames as they are.
+	encode func(jsonFrame []byte) []byte
 }
 
 // A writer puts one watch's frames on one transport. The pump decides when
@@ -101,6 +104,13 @@ func (wt *watch) pump(wr writer) {
 			return
 		}
 		if len(frames) > 0 {
+			if wt.encode != nil {
+				// The shared frames stay untouched: only this watch's
+				// slice points at its own re-encoded copies.
+				for i, f := range frames {
+					frames[i] = wt.encode(f)
+				}
+			}
 			n, werr := wr.write(frames, wt.watcher.Pending)
 			if werr != nil {
 				wt.trace(wr, "write failed (%v): client gone", werr)

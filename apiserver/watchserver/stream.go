@@ -20,12 +20,12 @@ var (
 )
 
 // setWatchHeaders sets a chunked watch response's headers: 200,
-// Content-Type application/json and, over HTTP/1.x, Transfer-Encoding:
-// chunked, which Kubernetes sets explicitly (HTTP/2 has its own framing
-// and must not carry the header).
-func setWatchHeaders(w http.ResponseWriter, r *http.Request) {
+// Content-Type (application/json, or the watch's Encoding's) and, over
+// HTTP/1.x, Transfer-Encoding: chunked, which Kubernetes sets explicitly
+// (HTTP/2 has its own framing and must not carry the header).
+func setWatchHeaders(w http.ResponseWriter, r *http.Request, contentType []string) {
 	h := w.Header()
-	h["Content-Type"] = headerJSON
+	h["Content-Type"] = contentType
 	if r.ProtoMajor == 1 {
 		h["Transfer-Encoding"] = headerChunked
 	}

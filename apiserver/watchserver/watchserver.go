@@ -78,6 +78,24 @@ type Request struct {
 	Timeout time.Duration
 	// Resource and Namespace name the watch in narration.
 	Resource, Namespace string
+	// Encoding re-encodes the cacher's JSON frames for this watch
+	// (protobuf, Tables); nil writes them as they are, JSON.
+	Encoding *Encoding
+}
+
+// Encoding is how one watch writes its frames when it does not write the
+// cacher's shared JSON frames as they are: the response's Content-Type and
+// a function from one JSON frame ({"type":...,"object":...}\n) to the
+// frame to write. The cacher still encodes each event once; a watch with
+// an Encoding pays for its own re-encoding. NewFrame is called once per
+// watch, so its function may keep state (a Table watch sends its column
+// definitions only in the first event).
+type Encoding struct {
+	ContentType string
+	// Binary frames cannot travel over a websocket as text messages; a
+	// binary Encoding is refused for websocket watches, which stay JSON.
+	Binary   bool
+	NewFrame func() func(jsonFrame []byte) []byte
 }
 
 // Serve serves one watch request, in the order a watch lives:
@@ -125,6 +143,11 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return
 	}
 	wt := s.newWatch(cw, timeout, req, r, conn)
+	contentType := headerJSON
+	if enc := req.Encoding; enc != nil && !(enc.Binary && wt.transport == TransportH1Websocket) {
+		wt.encode = enc.NewFrame()
+		contentType = []string{enc.ContentType}
+	}
 	s.started.Add(1)
 	s.register(wt)
 	if wt.tracer.Enabled() {
@@ -153,12 +176,12 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		serveWebsocket(w, r, wt)
 	case TransportH2Stream:
 		defer end()
-		setWatchHeaders(w, r)
+		setWatchHeaders(w, r, contentType)
 		if sw := newStreamWriter(w, r); sw != nil {
 			wt.pump(&h2Writer{streamWriter: sw, conn: conn, kill: wt.kill})
 		}
 	default:
-		wr, hijacked := hijackChunked(w, r, wt)
+		wr, hijacked := hijackChunked(w, r, wt, contentType)
 		if !hijacked {
 			defer end()
 			s.setTransport(wt, TransportH1Stream)
