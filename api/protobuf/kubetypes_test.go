@@ -103,6 +103,8 @@ func TestUnknownKindAndMalformedProtobuf(t *testing.T) {
 	_, err := s.Marshal("v1", "Widget", []byte(`{}`))
 	assert.ErrorIs(t, err, protobuf.ErrUnknownKind)
 	assert.False(t, s.Knows("example.com/v1", "Widget"))
+	assert.False(t, s.Knows("apps.example.com/v1", "Deployment"), "a custom resource's group is not a built-in one")
+	assert.False(t, s.Knows("example.com/v1", "Status"), "nor are the meta kinds in it")
 	assert.True(t, s.Knows("v1", "DeleteOptions"), "meta kinds come with every group version")
 	assert.True(t, s.Knows("apps/v1", "DeploymentList"))
 

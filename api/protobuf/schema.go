@@ -168,11 +168,17 @@ func protoPackage(apiVersion string) string {
 	if !ok {
 		return "k8s.io.api.core." + apiVersion
 	}
-	if group == "meta.k8s.io" {
+	switch {
+	case group == "meta.k8s.io":
 		return "k8s.io.apimachinery.pkg.apis.meta." + version
+	case strings.HasSuffix(group, ".k8s.io"):
+		// rbac.authorization.k8s.io is k8s.io.api.rbac.
+		group, _, _ = strings.Cut(group, ".")
+	case strings.Contains(group, "."):
+		// Any other dotted group is a custom resource's (apps.example.com
+		// is not apps): no built-in package.
+		return ""
 	}
-	// Groups with dots (rbac.authorization.k8s.io) take the first label.
-	group, _, _ = strings.Cut(group, ".")
 	return "k8s.io.api." + group + "." + version
 }
 
@@ -186,7 +192,11 @@ var ErrUnknownKind = fmt.Errorf("no protobuf message for this kind")
 // kind finds the message of apiVersion/kind: the group's own, else the
 // meta kinds that every group version carries.
 func (s *Schema) kind(apiVersion, kind string) (*message, error) {
-	for _, pkg := range []string{protoPackage(apiVersion), metaPackage} {
+	pkg := protoPackage(apiVersion)
+	if pkg == "" {
+		return nil, fmt.Errorf("%s %s: %w", apiVersion, kind, ErrUnknownKind)
+	}
+	for _, pkg := range []string{pkg, metaPackage} {
 		if m := s.messages[protoreflect.FullName(pkg+"."+kind)]; m != nil && m.custom == nil {
 			return m, nil
 		}
