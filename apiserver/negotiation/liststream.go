@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"listwatch/api"
+	"listwatch/api/protobuf"
 )
 
 // WriteList answers a LIST with 200 and the list's JSON, encoded item by
@@ -15,7 +16,10 @@ import (
 // pretty (indented) answer, for curl and browsers, is still built whole.
 // If the client goes away the encoding stops at the next chunk.
 func WriteList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object) {
-	if IsPretty(r) {
+	// A pretty answer, and a protobuf one (whose envelope starts with the
+	// length of everything after it), are built whole.
+	out, err := NegotiateOutput(r)
+	if IsPretty(r) || (err == nil && out.Protobuf && protobuf.Default().Knows(apiVersion, kind)) {
 		l := api.List{APIVersion: apiVersion, Kind: kind, Metadata: meta, Items: make([]*api.Object, len(items))}
 		for i, o := range items {
 			l.Items[i] = AsListItem(o)
