@@ -77,6 +77,10 @@ type Config struct {
 	// with the same consequences: older watches get 410, and a dispatcher
 	// that many bytes behind holds up the store follower.
 	HistoryBytes int64
+	// MaxQueuedFrames is how many frames may wait in all watchers' queues
+	// before WaitForFanOut makes a writer wait (0: DefaultMaxQueuedFrames;
+	// negative: never wait).
+	MaxQueuedFrames int64
 	// WatcherBuffer is each watcher's bounded queue in frames (0: default).
 	WatcherBuffer int
 	// BookmarkInterval returns the current periodic-bookmark interval; it is
@@ -143,6 +147,8 @@ type Stats struct {
 	// event and frame type however many watchers get it (encode once).
 	FramesEncoded int64 `json:"framesEncoded"`
 	BytesEncoded  int64 `json:"bytesEncoded"`
+	// QueuedFrames is how many frames wait in the watchers' queues now.
+	QueuedFrames int64 `json:"queuedFrames"`
 	// Relists counts how often the cache lost its store watch and re-listed.
 	Relists  int64         `json:"relists"`
 	Watchers []WatcherStat `json:"watchers"`

@@ -177,6 +177,7 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 				// leave a gap. Drop both.
 				w.dropReplay()
 				w.mu.Lock()
+				w.c.dequeued(len(w.queue))
 				clear(w.queue)
 				w.queue = w.queue[:0]
 				w.mu.Unlock()
@@ -196,6 +197,7 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 			for _, q := range w.queue {
 				buf = append(buf, q.frame)
 			}
+			w.c.dequeued(len(w.queue))
 			clear(w.queue)
 			w.queue = w.queue[:0]
 			poke := w.dispatcherWaiting
@@ -298,6 +300,13 @@ func (w *CacheWatcher) Stop() {
 		c.unregisterLocked(w)
 		c.wmu.Unlock()
 		w.end(ErrStopped)
+		// No one reads a stopped watcher: its frames no longer wait for
+		// a connection (see Cacher.WaitForFanOut).
+		w.mu.Lock()
+		c.dequeued(len(w.queue))
+		clear(w.queue)
+		w.queue = nil
+		w.mu.Unlock()
 	})
 }
 
@@ -312,6 +321,7 @@ func (w *CacheWatcher) end(err error) bool {
 	}
 	w.err = err
 	if errors.Is(err, ErrKilled) {
+		w.c.dequeued(len(w.queue))
 		clear(w.queue)
 		w.queue = nil
 	}
@@ -355,6 +365,7 @@ func (w *CacheWatcher) push(frame []byte, rev int64, wait bool) pushResult {
 	}
 	wasEmpty := len(w.queue) == 0
 	w.queue = append(w.queue, queued{frame: frame, rev: rev})
+	w.c.queued.Add(1)
 	w.lastQueued = max(w.lastQueued, rev)
 	w.mu.Unlock()
 	if wasEmpty {

@@ -80,6 +80,10 @@ type Cacher struct {
 	lastBookmark    atomic.Pointer[revFrame]
 	lastEndBookmark atomic.Pointer[revFrame]
 
+	// queued counts the frames waiting in all watchers' queues, for
+	// WaitForFanOut (backpressure.go).
+	queued atomic.Int64
+
 	eventsDispatched atomic.Int64
 	tooOld           atomic.Int64
 	closedTooSlow    atomic.Int64
@@ -107,6 +111,9 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 	}
 	if cfg.HistoryBytes == 0 {
 		cfg.HistoryBytes = DefaultHistoryBytes
+	}
+	if cfg.MaxQueuedFrames == 0 {
+		cfg.MaxQueuedFrames = DefaultMaxQueuedFrames
 	}
 	if cfg.HistorySize == 0 {
 		cfg.HistorySize = DefaultHistorySize

@@ -22,6 +22,7 @@ func (c *Cacher) Stats() Stats {
 	s.FramesEncoded = c.framesEncoded.Load()
 	s.BytesEncoded = c.bytesEncoded.Load()
 	s.Relists = c.relists.Load()
+	s.QueuedFrames = c.queued.Load()
 
 	c.wmu.Lock()
 	ws := make([]*CacheWatcher, 0, c.count)

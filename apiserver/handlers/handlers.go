@@ -65,6 +65,21 @@ func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo,
 			return
 		}
 		h.serveWatch(w, r, ri, p, out)
+	case registry.VerbCreate, registry.VerbUpdate, registry.VerbPatch, registry.VerbDelete, registry.VerbDeleteCollection:
+		// Not faster than the watch cache can fan the writes out
+		// (cacher/backpressure.go): at most a second's wait, never a refusal.
+		if c := ri.Entry.Cacher; c != nil {
+			c.WaitForFanOut(r.Context())
+		}
+		h.serveWrite(w, r, ri, verb)
+	default:
+		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
+	}
+}
+
+// serveWrite dispatches the verbs that change objects.
+func (h *Handlers) serveWrite(w http.ResponseWriter, r *http.Request, ri RequestInfo, verb string) {
+	switch verb {
 	case registry.VerbCreate:
 		h.serveCreate(w, r, ri)
 	case registry.VerbUpdate:

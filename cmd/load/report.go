@@ -38,7 +38,7 @@ func (h *histogram) quantile(q float64) time.Duration {
 	for i := range h.buckets {
 		seen += h.buckets[i].Load()
 		if seen >= want {
-			return time.Duration(i+1) * time.Millisecond
+			return min(time.Duration(i+1)*time.Millisecond, time.Duration(h.maxNs.Load()))
 		}
 	}
 	return time.Duration(h.maxNs.Load())
