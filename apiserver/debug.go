@@ -10,6 +10,7 @@ import (
 	"listwatch/api"
 	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/faults"
+	"listwatch/apiserver/filters"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
 	"listwatch/apiserver/watchserver"
@@ -61,10 +62,22 @@ type debugView struct {
 	// speak HTTP/2 (each carrying any number of watches).
 	Connections connectionCounts `json:"connections"`
 	// Watches are the watches being served: transport and connection.
-	Watches        []watchserver.WatchInfo `json:"watches"`
-	Caches         []cacher.Stats          `json:"watchCaches"`
-	Faults         faults.State            `json:"faults"`
-	FaultsOverHTTP bool                    `json:"faultsOverHTTP"`
+	Watches []watchserver.WatchInfo `json:"watches"`
+	// Limits are the request, watch and connection limits and what they
+	// hold now (docs/limits.md).
+	Limits         limitsView     `json:"limits"`
+	Caches         []cacher.Stats `json:"watchCaches"`
+	Faults         faults.State   `json:"faults"`
+	FaultsOverHTTP bool           `json:"faultsOverHTTP"`
+}
+
+// limitsView is the debug view of the limits: in flight now, the caps,
+// and how many requests and connections they refused.
+type limitsView struct {
+	filters.InFlightStats
+	Connections         int64 `json:"connections"`
+	MaxConnections      int64 `json:"maxConnections"`
+	RejectedConnections int64 `json:"rejectedConnections503"`
 }
 
 // connectionCounts are the debug view's connection counts.
@@ -83,6 +96,8 @@ func (s *Server) debugView() debugView {
 		Faults:            s.faults.State(),
 		FaultsOverHTTP:    s.cfg.EnableFaults,
 	}
+	v.Limits = limitsView{InFlightStats: s.limits.Stats(), Connections: s.connLimit.Open(),
+		MaxConnections: s.connLimit.Max(), RejectedConnections: s.connLimit.Rejected()}
 	v.WatchesStarted, v.WatchesEnded = s.watch.Counts()
 	v.Watches = s.watch.Watches()
 	for _, c := range s.conns.List() {

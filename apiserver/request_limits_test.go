@@ -47,7 +47,12 @@ func TestRequestLimits(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, resp.code)
 	assert.Equal(t, "1", resp.header.Get("Retry-After"))
 	ts.get("/healthz").mustCode(t, http.StatusOK)
-	assert.Positive(t, ts.limits.Stats().Rejected)
+	lim := ts.debugView().Limits
+	assert.Positive(t, lim.Rejected, "the debug view counts the 429s")
+	assert.Equal(t, int64(2), lim.MaxWatches)
+	assert.Equal(t, 1, lim.MaxReadOnly)
+	assert.Positive(t, lim.MaxConnections)
+	assert.Positive(t, lim.Connections)
 	(<-slow).mustCode(t, http.StatusOK)
 	ts.Faults().SetRequestDelay(0)
 	ts.get(cms).mustCode(t, http.StatusOK)

@@ -73,7 +73,8 @@ type Server struct {
 	writeTimeout time.Duration
 	// limits are the in-flight request and open-watch limits
 	// (filters/inflight.go); listener caps open connections.
-	limits *filters.InFlight
+	limits    *filters.InFlight
+	connLimit *filters.ConnLimiter
 
 	// ctx lives as long as the server; Stop cancels it, which ends the
 	// watch caches, open watches and any request still running.
@@ -126,6 +127,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		ui:           ui.Handler(),
 		writeTimeout: filters.ResponseWriteTimeout,
 		limits:       filters.NewInFlight(cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, cfg.MaxWatches),
+		connLimit:    ln,
 	}
 	if s.store == nil {
 		s.store = store.New(store.Options{Tracer: cfg.Tracer, WatchBuffer: cacherStoreWatchBuffer,

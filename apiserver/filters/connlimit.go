@@ -62,6 +62,9 @@ func (l *ConnLimiter) Accept() (net.Conn, error) {
 func (l *ConnLimiter) Open() int64     { return l.open.Load() }
 func (l *ConnLimiter) Rejected() int64 { return l.rejected.Load() }
 
+// Max is the cap (0 or less: none).
+func (l *ConnLimiter) Max() int64 { return l.max }
+
 // refuse answers a connection past the cap without reading its request.
 func refuse(c net.Conn) {
 	_ = c.SetWriteDeadline(time.Now().Add(time.Second))

@@ -49,7 +49,7 @@ func (h *histogram) summary() string {
 		return "none"
 	}
 	return fmt.Sprintf("p50 %v, p99 %v, max %v (%d samples)",
-		h.quantile(0.5), h.quantile(0.99), time.Duration(h.maxNs.Load()).Round(time.Millisecond), h.n.Load())
+		h.quantile(0.5).Round(time.Millisecond), h.quantile(0.99).Round(time.Millisecond), time.Duration(h.maxNs.Load()).Round(time.Millisecond), h.n.Load())
 }
 
 // report is what a scenario measured.
