@@ -7,8 +7,8 @@
 #                     exactly this through .ci/run)
 #   ./test.sh quick   the core module only: gofmt, go vet and its tests
 #                     under -race; no staticcheck, no nested modules
-#                     (interop/, client-go), no fuzzing. About 2 minutes
-#                     once the build cache is warm.
+#                     (interop/, etcd/, uitest/, tools/protogen/), no
+#                     fuzzing. About 2 minutes once the build cache is warm.
 #
 # Each stage prints one line when it ends, with its time, and the run ends
 # with a table of them all. README.md ("Running the tests") says what each
