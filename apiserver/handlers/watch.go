@@ -46,11 +46,17 @@ var protobufWatch = &watchserver.Encoding{
 	NewFrame:    func() func([]byte) []byte { return negotiation.ProtobufWatchFrame },
 }
 
-// watchEncoding picks how a watch writes its events: protobuf frames for a
-// client that prefers protobuf and a kind that has a protobuf message,
-// else the cacher's JSON frames as they are.
+// watchEncoding picks how a watch writes its events: Tables for kubectl
+// get -w, protobuf frames for a client that prefers protobuf and a kind
+// that has a protobuf message, else the cacher's JSON frames as they are.
 func watchEncoding(res *registry.Resource, out negotiation.Output) *watchserver.Encoding {
-	if out.Protobuf && protobuf.Default().Knows(res.APIVersion(), res.Kind) {
+	switch {
+	case out.Table != "":
+		// kubectl get -w: each event a Table of one row, as the real
+		// server streams it (watch-table-kubectl-get-w.jsonl).
+		return &watchserver.Encoding{ContentType: negotiation.JSONContentType,
+			NewFrame: func() func([]byte) []byte { return res.TableWatchFrame(out.Table) }}
+	case out.Protobuf && protobuf.Default().Knows(res.APIVersion(), res.Kind):
 		return protobufWatch
 	}
 	return nil

@@ -51,6 +51,9 @@ type Resource struct {
 	// NoAgeColumn (a CRD with additionalPrinterColumns has no automatic Age).
 	Columns     []Column
 	NoAgeColumn bool
+	// WideColumns come after Age: the priority-1 columns kubectl shows
+	// with -o wide (a Deployment's Containers, Images, Selector).
+	WideColumns []Column
 	// PrepareCreate fills in what the server owns on create (a namespace's
 	// phase, finalizer and name label); it may return a Status error.
 	PrepareCreate func(obj *api.Object) error
@@ -105,22 +108,26 @@ func Builtin() []*Resource {
 			Version: "v1", Name: "secrets", SingularName: "secret",
 			Kind: "Secret", ListKind: "SecretList",
 			Namespaced: true, Verbs: AllVerbs,
-			ValidateName: validateDNS1123Subdomain,
-			Columns:      []Column{secretTypeColumn, secretDataColumn},
+			ValidateName:  validateDNS1123Subdomain,
+			Columns:       secretColumns,
+			PrepareCreate: prepareSecret,
+			PrepareUpdate: func(obj, _ *api.Object) error { return prepareSecret(obj) },
 		},
 		{
 			Version: "v1", Name: "pods", SingularName: "pod",
 			Kind: "Pod", ListKind: "PodList", ShortNames: []string{"po"}, Categories: []string{"all"},
 			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true,
 			ValidateName: validateDNS1123Subdomain,
-			Columns:      []Column{podStatusColumn},
+			Columns:      podColumns,
+			WideColumns:  podWideColumns,
 		},
 		{
 			Version: "v1", Name: "services", SingularName: "service",
 			Kind: "Service", ListKind: "ServiceList", ShortNames: []string{"svc"}, Categories: []string{"all"},
 			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true,
 			ValidateName: validateDNS1035Label,
-			Columns:      []Column{serviceTypeColumn},
+			Columns:      serviceColumns,
+			WideColumns:  serviceWideColumns,
 		},
 		{
 			Version: "v1", Name: "events", SingularName: "event",
@@ -134,6 +141,8 @@ func Builtin() []*Resource {
 			Namespaced: true, Verbs: AllVerbs, Generation: true,
 			ValidateName: validateDNS1123Subdomain,
 			Subresources: []string{SubresourceStatus, SubresourceScale},
+			Columns:      deploymentColumns,
+			WideColumns:  deploymentWideColumns,
 		},
 	}
 }

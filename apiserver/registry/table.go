@@ -45,32 +45,6 @@ var (
 		def:  tableColumn{Name: "Status", Type: "string", Description: "The status of the namespace"},
 		cell: func(o *api.Object) any { return nestedString(o, "status", "phase") },
 	}
-	secretTypeColumn = Column{
-		def:  tableColumn{Name: "Type", Type: "string", Description: "Used to facilitate programmatic handling of secret data."},
-		cell: func(o *api.Object) any { return stringField(o, "type") },
-	}
-	secretDataColumn = Column{
-		def:  tableColumn{Name: "Data", Type: "string", Description: "Data contains the secret data."},
-		cell: func(o *api.Object) any { return countKeys(o, "data") + countKeys(o, "stringData") },
-	}
-	podStatusColumn = Column{
-		def: tableColumn{Name: "Status", Type: "string", Description: "The aggregate status of the containers in this pod."},
-		cell: func(o *api.Object) any {
-			if p := nestedString(o, "status", "phase"); p != "" {
-				return p
-			}
-			return "Pending"
-		},
-	}
-	serviceTypeColumn = Column{
-		def: tableColumn{Name: "Type", Type: "string", Description: "type determines how the Service is exposed."},
-		cell: func(o *api.Object) any {
-			if t := nestedString(o, "spec", "type"); t != "" {
-				return t
-			}
-			return "ClusterIP"
-		},
-	}
 )
 
 // countKeys counts the members of the object-valued top-level field.
@@ -118,17 +92,21 @@ type tableRow struct {
 	Object json.RawMessage `json:"object"`
 }
 
-// columnDefs returns the resource's columns: Name, its own, then Age.
+// columnDefs returns the resource's columns: Name, its own, Age, then
+// the wide ones.
 func (r *Resource) columnDefs() []tableColumn {
-	defs := make([]tableColumn, 0, len(r.Columns)+2)
+	defs := make([]tableColumn, 0, len(r.Columns)+len(r.WideColumns)+2)
 	defs = append(defs, nameColumnDef)
 	for _, c := range r.Columns {
 		defs = append(defs, c.def)
 	}
-	if r.NoAgeColumn {
-		return defs
+	if !r.NoAgeColumn {
+		defs = append(defs, ageColumnDef)
 	}
-	return append(defs, ageColumnDef)
+	for _, c := range r.WideColumns {
+		defs = append(defs, c.def)
+	}
+	return defs
 }
 
 // tableRow builds the row of one object.
@@ -140,6 +118,9 @@ func (r *Resource) tableRow(o *api.Object, now time.Time) tableRow {
 	}
 	if !r.NoAgeColumn {
 		cells = append(cells, age(o.Metadata.CreationTimestamp, now))
+	}
+	for _, c := range r.WideColumns {
+		cells = append(cells, c.cell(o))
 	}
 	return tableRow{Cells: cells, Object: partialObjectMetadata(o, tableGroupVersion)}
 }
@@ -225,4 +206,49 @@ func humanDuration(d time.Duration) string {
 		return fmt.Sprintf("%dy", hours/24/365)
 	}
 	return fmt.Sprintf("%dy", hours/24/365)
+}
+
+// TableWatchFrame returns the frame encoder of one Table watch (kubectl get
+// -w): each JSON watch frame {"type":T,"object":obj}\n becomes
+// {"type":T,"object":Table}\n, the Table holding obj's one row at obj's
+// resourceVersion. Only the watch's first event carries the column
+// definitions; every later one has "columnDefinitions":null
+// (watch-table-kubectl-get-w.jsonl). ERROR events pass unchanged; a
+// BOOKMARK is a Table without rows.
+func (r *Resource) TableWatchFrame(apiVersion string) func(jsonFrame []byte) []byte {
+	first := true
+	return func(frame []byte) []byte {
+		var ev struct {
+			Type   string          `json:"type"`
+			Object json.RawMessage `json:"object"`
+		}
+		if json.Unmarshal(frame, &ev) != nil || ev.Type == string(api.Error) {
+			return frame
+		}
+		var o api.Object
+		if o.UnmarshalJSON(ev.Object) != nil {
+			return frame
+		}
+		t := table{Kind: "Table", APIVersion: apiVersion, Metadata: api.ListMeta{ResourceVersion: o.Metadata.ResourceVersion},
+			Rows: []tableRow{}}
+		if first {
+			t.ColumnDefinitions = r.columnDefs()
+			first = false
+		}
+		if ev.Type != string(api.Bookmark) {
+			row := r.tableRow(&o, time.Now())
+			row.Object = partialObjectMetadata(&o, apiVersion)
+			t.Rows = append(t.Rows, row)
+		}
+		body, err := json.Marshal(&t)
+		if err != nil {
+			return frame // cells are strings and numbers: cannot happen
+		}
+		out := make([]byte, 0, len(body)+len(ev.Type)+32)
+		out = append(out, `{"type":"`...)
+		out = append(out, ev.Type...)
+		out = append(out, `","object":`...)
+		out = append(out, body...)
+		return append(out, "}\n"...)
+	}
 }
