@@ -42,7 +42,7 @@ func TestChaos(t *testing.T) {
 		Writers:    4,
 		Keys:       300,
 		Namespaces: 3,
-		Informers:  5,
+		Informers:  5, // every queue kind, and both watch-list and list-then-watch
 		Logf:       t.Logf,
 	})
 	t.Logf("report:\n%s", rep)

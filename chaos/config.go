@@ -31,8 +31,10 @@ type Config struct {
 	// Namespaces is how many namespaces the keys live in (default 3).
 	Namespaces int
 	// Informers is the number of informers watching (default 5). They
-	// differ by index: queue kind, namespace scope, page size, transport,
-	// watch-list and who picks the watch timeout (see informerVariant).
+	// differ by index: queue kind, watch-list or list-then-watch,
+	// namespace scope, page size, transport and who picks the watch
+	// timeout (see informerVariant); six cover every queue with both ways
+	// of fetching the initial state.
 	Informers int
 	// WriteInterval is each writer's pause between two writes (default
 	// 2 ms); it keeps the load steady instead of as fast as the CPU allows.

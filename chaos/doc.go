@@ -24,9 +24,10 @@
 //     over several namespaces, so it knows whether each key exists and every
 //     write is a valid create, update or delete, made through the API. A
 //     write refused by a fault is retried.
-//   - Informers (informers.go): both queue kinds, cluster-wide and
-//     namespace-scoped, paged lists, websocket watches, the streaming
-//     watch-list, server- and client-chosen watch timeouts; each with an idle
+//   - Informers (informers.go): all three queue kinds (AtomicFIFO, RealFIFO,
+//     DeltaFIFO), watch-list and list-then-watch, cluster-wide and
+//     namespace-scoped, paged lists, websocket watches, server- and
+//     client-chosen watch timeouts; each with an idle
 //     timeout just above the bookmark interval so half-open connections are
 //     noticed, and two recording handlers (recorder.go), one of which the
 //     slow-handler fault slows down.

@@ -15,10 +15,13 @@ import (
 )
 
 // informerVariant is how informer number i is set up. The informers of a
-// run differ, so that one run covers both queues, namespace-scoped and
-// cluster-wide watches, paged lists (which read the store at an exact
-// revision and so meet compaction), websocket watches, the streaming
-// watch-list, and both ways a watch timeout is chosen.
+// run differ, so that one run covers the three queues (AtomicFIFO,
+// RealFIFO, DeltaFIFO), both ways to fetch the initial state (watch-list,
+// the default, and list-then-watch), namespace-scoped and cluster-wide
+// watches, paged lists (which read the store at an exact revision and so
+// meet compaction), websocket watches, and both ways a watch timeout is
+// chosen. Five informers cover each queue and each initial-list mode; six
+// cover every pairing of the two.
 type informerVariant struct {
 	queue     informer.QueueKind
 	namespace string // "" for all namespaces
@@ -32,21 +35,19 @@ type informerVariant struct {
 }
 
 func variantFor(i int, namespaces []string) informerVariant {
-	v := informerVariant{queue: informer.RealFIFO, transport: client.TransportHTTP}
-	if i%2 == 1 {
-		v.queue = informer.DeltaFIFO
-	}
-	if i%3 == 2 {
-		v.namespace = namespaces[(i/3)%len(namespaces)]
+	kinds := informer.QueueKinds()
+	v := informerVariant{queue: kinds[i%len(kinds)], transport: client.TransportHTTP}
+	v.watchList = i%2 == 0
+	if i%4 == 2 {
+		v.namespace = namespaces[(i/4)%len(namespaces)]
 	}
 	if i%4 == 1 {
-		v.pageSize = 50
+		v.pageSize = 50 // odd informers list, so their lists are paged
 	}
 	if i%4 == 3 {
 		v.transport = client.TransportWebSocket
 	}
-	v.watchList = i%5 == 4
-	v.serverTimeout = i%2 == 0
+	v.serverTimeout = (i/2)%2 == 0
 	return v
 }
 
@@ -61,6 +62,8 @@ func (v informerVariant) String() string {
 	}
 	if v.watchList {
 		s += ", watch-list"
+	} else {
+		s += ", list-then-watch"
 	}
 	if v.serverTimeout {
 		s += ", server picks watch timeouts"
@@ -116,10 +119,13 @@ func newObservedInformer(i int, v informerVariant, host string, cfg Config) (*ob
 		MinWatchTimeout: 2 * time.Second,
 		MaxWatchTimeout: 4 * time.Second,
 		PageSize:        v.pageSize,
-		UseWatchList:    v.watchList,
+		InitialList:     reflector.ListThenWatch,
 		// Short backoffs: a 403 burst must not leave an informer asleep
 		// for half a minute (client-go's cap) at the end of the run.
 		Backoff: reflector.Backoff{Initial: 50 * time.Millisecond, Max: time.Second, ResetAfter: 5 * time.Second},
+	}
+	if v.watchList {
+		ropts.InitialList = reflector.WatchList
 	}
 	inf, err := informer.NewSharedIndexInformer(lw, informer.Options{Queue: v.queue, Reflector: ropts, Tracer: cfg.ClientTracer})
 	if err != nil {
@@ -136,8 +142,8 @@ func newObservedInformer(i int, v informerVariant, host string, cfg Config) (*ob
 }
 
 // observedLW is the informer's ListerWatcher: the resource client, counting
-// every list (the initial one and each re-list) and every watch (each
-// reconnect), and putting a gate between each watch and the reflector.
+// every list or watch-list (the initial one and each re-list) and every
+// watch (each reconnect), and putting a gate between each watch and the reflector.
 type observedLW struct {
 	rc           *client.ResourceClient
 	stripTimeout bool
@@ -156,9 +162,14 @@ func (lw *observedLW) List(ctx context.Context, opts api.ListOptions) (*api.List
 	return lw.rc.List(ctx, opts)
 }
 
-// Watch counts a watch request and wraps the watch in the gate.
+// Watch counts a watch request and wraps the watch in the gate. A
+// watch-list (sendInitialEvents) fetches the whole state again, so it also
+// counts as a re-list.
 func (lw *observedLW) Watch(ctx context.Context, opts api.ListOptions) (client.Watcher, error) {
 	lw.watches.Add(1)
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		lw.lists.Add(1)
+	}
 	if lw.stripTimeout {
 		opts.TimeoutSeconds = nil
 	}

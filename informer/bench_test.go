@@ -22,6 +22,11 @@ type streamLW struct {
 	keys   int
 }
 
+// IsWatchListSemanticsUnSupported makes the Reflector list instead of
+// streaming the initial state, as client-go does for fake clients: this
+// server has nothing to list, and the benchmark measures the watch.
+func (s *streamLW) IsWatchListSemanticsUnSupported() bool { return true }
+
 func (s *streamLW) List(ctx context.Context, opts api.ListOptions) (*api.List, error) {
 	return &api.List{Metadata: api.ListMeta{ResourceVersion: "1"}}, nil
 }
@@ -175,6 +180,10 @@ func BenchmarkMemoryPerCachedObject(b *testing.B) {
 
 // listLW lists n freshly built objects, as a decoder would produce them.
 type listLW struct{ n int }
+
+// IsWatchListSemanticsUnSupported: this fake serves the initial state as
+// a list only.
+func (l *listLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 func (l *listLW) List(ctx context.Context, opts api.ListOptions) (*api.List, error) {
 	out := &api.List{Metadata: api.ListMeta{ResourceVersion: strconv.Itoa(l.n + 2)}, Items: make([]*api.Object, l.n)}

@@ -13,7 +13,9 @@ import (
 )
 
 // server is a stand-in for the apiserver: it lists a fixed set of
-// ConfigMaps and streams the events pushed on its channel.
+// ConfigMaps and streams the events pushed on its channel. A watch-list
+// (sendInitialEvents, the Reflector's default) first gets the fixed set as
+// ADDED events and the BOOKMARK that ends them.
 type server struct {
 	items  []*api.Object
 	events chan api.Event
@@ -25,8 +27,23 @@ func (s *server) List(ctx context.Context, opts api.ListOptions) (*api.List, err
 
 func (s *server) Watch(ctx context.Context, opts api.ListOptions) (client.Watcher, error) {
 	w := &watch{out: make(chan api.Event), stop: make(chan struct{})}
+	var initial []api.Event
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		for _, o := range s.items {
+			initial = append(initial, api.Event{Type: api.Added, Object: o})
+		}
+		initial = append(initial, api.Event{Type: api.Bookmark, Object: &api.Object{Metadata: api.ObjectMeta{
+			ResourceVersion: "10", Annotations: map[string]string{api.InitialEventsEndAnnotation: "true"}}}})
+	}
 	go func() {
 		defer close(w.out)
+		for _, ev := range initial {
+			select {
+			case w.out <- ev:
+			case <-w.stop:
+				return
+			}
+		}
 		for {
 			select {
 			case ev := <-s.events:

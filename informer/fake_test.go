@@ -46,6 +46,21 @@ func cm(ns, name, rv string) *api.Object {
 }
 
 func (s *fakeServer) List(ctx context.Context, opts api.ListOptions) (*api.List, error) {
+	if err := s.initialState(ctx, opts); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := &api.List{APIVersion: "v1", Kind: "ConfigMapList", Metadata: api.ListMeta{ResourceVersion: strconv.Itoa(s.rv)}}
+	for _, k := range slices.Sorted(maps.Keys(s.objs)) {
+		l.Items = append(l.Items, s.objs[k].DeepCopy())
+	}
+	return l, nil
+}
+
+// initialState is what a list and a watch-list share: wait for listGate,
+// record the request on lists, and fail with the next of listErrs.
+func (s *fakeServer) initialState(ctx context.Context, opts api.ListOptions) error {
 	s.mu.Lock()
 	gate := s.listGate
 	s.mu.Unlock()
@@ -53,7 +68,7 @@ func (s *fakeServer) List(ctx context.Context, opts api.ListOptions) (*api.List,
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
 	s.mu.Lock()
@@ -62,19 +77,32 @@ func (s *fakeServer) List(ctx context.Context, opts api.ListOptions) (*api.List,
 	if len(s.listErrs) > 0 {
 		err := s.listErrs[0]
 		s.listErrs = s.listErrs[1:]
-		return nil, err
+		return err
 	}
-	l := &api.List{APIVersion: "v1", Kind: "ConfigMapList", Metadata: api.ListMeta{ResourceVersion: strconv.Itoa(s.rv)}}
-	for _, k := range slices.Sorted(maps.Keys(s.objs)) {
-		l.Items = append(l.Items, s.objs[k].DeepCopy())
-	}
-	return l, nil
+	return nil
 }
 
+// Watch opens a watch. With sendInitialEvents (a watch-list, the
+// Reflector's default) it first streams an ADDED event per object and the
+// BOOKMARK that ends them, as the apiserver's watch cache does.
 func (s *fakeServer) Watch(ctx context.Context, opts api.ListOptions) (client.Watcher, error) {
+	watchList := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	if watchList {
+		if err := s.initialState(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w := newFakeWatch(s)
+	if watchList {
+		for _, k := range slices.Sorted(maps.Keys(s.objs)) {
+			w.push(api.Event{Type: api.Added, Object: s.objs[k].DeepCopy()})
+		}
+		end := &api.Object{APIVersion: "v1", Kind: "ConfigMap", Metadata: api.ObjectMeta{ResourceVersion: strconv.Itoa(s.rv),
+			Annotations: map[string]string{api.InitialEventsEndAnnotation: "true"}}}
+		w.push(api.Event{Type: api.Bookmark, Object: end})
+	}
 	s.watches = append(s.watches, w)
 	s.opened <- opts
 	return w, nil

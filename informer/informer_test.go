@@ -325,7 +325,10 @@ func TestEmptyFirstListSyncs(t *testing.T) {
 func TestWatchErrorHandlerSeesForbidden(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	srv := newFakeServer()
-	srv.listErrs = []error{api.NewForbidden(api.GroupResource{Resource: "configmaps"}, "", "nope")}
+	// The watch-list's 403 only makes the Reflector fall back to a list
+	// (as client-go's does); the list's 403 ends the round and is reported.
+	forbidden := api.NewForbidden(api.GroupResource{Resource: "configmaps"}, "", "nope")
+	srv.listErrs = []error{forbidden, forbidden}
 	inf := newInformer(t, srv, Options{})
 	errs := make(chan error, 10)
 	require.NoError(t, inf.SetWatchErrorHandler(func(_ *reflector.Reflector, err error) { errs <- err }))
@@ -356,7 +359,7 @@ func TestCleanWatchCloseIsInvisibleToHandlers(t *testing.T) {
 	assert.Equal(t, "101", again.ResourceVersion)
 	srv.set("ns", "a", "x")
 	rec.expect(t, "update ns/a 101→102")
-	assert.Len(t, srv.lists, 1, "listed once")
+	assert.Len(t, srv.lists, 1, "fetched the initial state once")
 }
 
 func TestConstructorAndLifecycleErrors(t *testing.T) {

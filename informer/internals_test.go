@@ -98,8 +98,8 @@ func TestOneTracerNarratesEveryLayer(t *testing.T) {
 
 	text := out.String()
 	for _, want := range []string{
-		"reflector     listed 1 item at rv 101",
-		"reflector     watch opened from rv 101",
+		"reflector     watch-list opened from rv \"\" (sendInitialEvents",
+		"reflector     streamed 1 item at rv 101 (initial-events-end bookmark)",
 		"reflector     event MODIFIED ns/a rv=102",
 		"deltafifo     queued Updated ns/a",
 		"deltafifo     popped ReplacedAll(1 object at rv 101)",

@@ -256,7 +256,7 @@ func (w *writer) runUntil(stop <-chan struct{}, ns string, interval time.Duratio
 // partitioned: while it is closed, every List and Watch fails at once with
 // "connection refused", as if the apiserver were unreachable. It also
 // counts the calls that get through, which is how tests see a re-watch
-// happen. It wraps anything that lists and watches (a ResourceClient).
+// happen; a watch-list counts as a watch and as a list. It wraps anything that lists and watches (a ResourceClient).
 type gate struct {
 	lw interface {
 		List(ctx context.Context, opts api.ListOptions) (*api.List, error)
@@ -307,6 +307,9 @@ func (g *gate) Watch(ctx context.Context, opts api.ListOptions) (client.Watcher,
 		return nil, g.refuse()
 	}
 	g.watches.Add(1)
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		g.lists.Add(1) // a watch-list fetches the whole state: a (re-)list
+	}
 	g.mu.Lock()
 	g.watchRV = append(g.watchRV, opts.ResourceVersion)
 	g.mu.Unlock()

@@ -237,20 +237,26 @@ func requireConverged(t *testing.T, rc *client.ResourceClient, inf *informer.Sha
 // resume (it was cut off while the watch cache's window moved on and the
 // store was compacted). That last one forces a 410 and a re-list, and the
 // re-list must report the deletes that happened while it was cut off as
-// tombstones (DeletedFinalStateUnknown): for exactly those keys. Both
-// queues, both transports.
+// tombstones (DeletedFinalStateUnknown): for exactly those keys. All
+// three queues, both ways of fetching the initial state, both transports.
 func TestInformerConverges(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
-		for i, q := range []informer.QueueKind{informer.DeltaFIFO, informer.RealFIFO} {
-			t.Run(string(q), func(t *testing.T) {
+		// Every queue; the initial state streamed (watch-list, the
+		// default) for the atomic queue and DeltaFIFO, listed for RealFIFO.
+		for i, q := range informer.QueueKinds() {
+			mode := reflector.WatchList
+			if q == informer.RealFIFO {
+				mode = reflector.ListThenWatch
+			}
+			t.Run(string(q)+"/"+string(mode), func(t *testing.T) {
 				t.Cleanup(leakcheck.Check(t))
-				testInformerConverges(t, tk, q, uint64(i+1))
+				testInformerConverges(t, tk, q, mode, uint64(i+1))
 			})
 		}
 	})
 }
 
-func testInformerConverges(t *testing.T, tk client.TransportKind, q informer.QueueKind, seed uint64) {
+func testInformerConverges(t *testing.T, tk client.TransportKind, q informer.QueueKind, mode reflector.InitialListMode, seed uint64) {
 	const history = 100 // the watch cache's window, in events
 	srv := startServer(t, apiserver.Config{HistorySize: history})
 	c := newClient(t, srv, client.Config{Transport: tk})
@@ -265,7 +271,9 @@ func testInformerConverges(t *testing.T, tk client.TransportKind, q informer.Que
 	g := newGate(all)
 	mir := newMirror()
 	var expired atomic.Int64
-	inf := startInformer(t, g, informer.Options{Queue: q, Reflector: fastReflector(time.Second)}, func(inf *informer.SharedIndexInformer) {
+	ropts := fastReflector(time.Second)
+	ropts.InitialList = mode
+	inf := startInformer(t, g, informer.Options{Queue: q, Reflector: ropts}, func(inf *informer.SharedIndexInformer) {
 		_, err := inf.AddEventHandler(mir.handler())
 		require.NoError(t, err)
 		require.NoError(t, inf.SetWatchErrorHandler(func(_ *reflector.Reflector, err error) {

@@ -13,43 +13,56 @@
 // DeltaFIFO) → HandleDeltas → Indexer + sharedProcessor →
 // processorListener → handler. This package is the Reflector.
 //
-// What ListAndWatch does, in order (all of it as client-go does it):
+// What ListAndWatch does, in order (all of it as client-go v0.37 does it):
 //
-//  1. List. The first list asks for resourceVersion=0&limit=500: "any
-//     state you have", which the apiserver's watch cache answers without
-//     touching etcd, paged through continue tokens when it is not (an
-//     expired continue token falls back to one full list). Later re-lists
-//     ask for the last resourceVersion seen (not older than it, so the
-//     cache never goes back in time), and only if that answers 410 Gone or
-//     504 "too large resource version" for the latest state at "".
-//  2. Replace the Store's contents with the list, at the list's
-//     resourceVersion.
+//  1. Fetch the state. By default (Options.InitialList WatchList, client-go's
+//     default since Kubernetes 1.35) with a watch-list: a watch with
+//     sendInitialEvents=true, resourceVersionMatch=NotOlderThan,
+//     resourceVersion "" (the latest state, consistently) or the last one
+//     seen, and allowWatchBookmarks=true. The server streams an ADDED event
+//     per object and then a BOOKMARK annotated k8s.io/initial-events-end,
+//     whose resourceVersion the state is consistent with; the same stream
+//     then carries on as the watch of step 3. Connection refused and 429 are
+//     retried after a backoff, 410 and "too large resource version" at once
+//     from "", a stream that ends before the bookmark is started again; any
+//     other failure falls back, for this round only, to a list.
+//     The list (ListThenWatch, client-go before 1.35, and the fallback) asks
+//     for resourceVersion=0&limit=500 the first time: "any state you have",
+//     which the apiserver's watch cache answers in one response without
+//     touching etcd (it ignores the limit at resourceVersion 0); it is
+//     paged through continue tokens only when etcd answers it (an expired
+//     continue token falls back to one full list). Later re-lists ask for
+//     the last resourceVersion seen (not older than it, so the cache never
+//     goes back in time), and only if that answers 410 Gone or 504 "too
+//     large resource version" for the latest state at "".
+//  2. Replace the Store's contents with the state, at its resourceVersion.
 //  3. Watch from that resourceVersion, with allowWatchBookmarks=true and a
 //     timeoutSeconds drawn at random in [300, 600), feeding every ADDED,
 //     MODIFIED and DELETED event to the Store and remembering each event's
-//     (and each BOOKMARK's) resourceVersion.
+//     (and each BOOKMARK's) resourceVersion; a Store that implements
+//     BookmarkStore is also told each BOOKMARK's resourceVersion.
 //  4. When the watch ends:
 //     - cleanly (the server's timeout ran out): open a new watch from the
 //     last resourceVersion seen, without re-listing. This is the answer to
-//     the first article's question (docs/articles.md,
-//     "why does list-watch never close the connection?"): it does close,
-//     every five to ten minutes, and the Reflector quietly re-opens it
-//     from where it was; see Reflector.watch;
+//     the first article's question ("why does list-watch never close the
+//     connection?", docs/articles.md): it does close, every five to ten
+//     minutes, and the Reflector quietly re-opens it from where it was;
+//     see Reflector.watch;
 //     - with 429 Too Many Requests (or a watch that cannot connect:
 //     connection refused): back off, then re-watch, again without
 //     re-listing;
-//     - with 410 Expired in the stream (the resourceVersion was compacted;
-//     events were lost) or any other error: back off, then go to 1.
+//     - with 410 Expired in the stream (the resourceVersion fell out of the
+//     apiserver watch cache's window of recent events; a watch is always
+//     served by the cache, so an etcd compaction alone does not cause it
+//     mid-stream) or any other error: back off, then go to 1.
 //
 // Backoff is client-go's: 800 ms doubling to a 30 s cap, each wait plus up
-// to 100% jitter, forgiven after two minutes without trouble. A pluggable
-// watch-error handler (SetWatchErrorHandler) sees every error, so that a
-// 403 is visible instead of retried in silence. An optional resync period
-// calls Store.Resync. With Options.UseWatchList the initial state is
-// streamed instead of listed (sendInitialEvents=true, complete at the
-// BOOKMARK annotated k8s.io/initial-events-end, after which the same
-// stream carries on as the watch), falling back to list+watch on any
-// error.
+// to 100% jitter, forgiven after two minutes without trouble. A 403 is never
+// retried in silence: on a list or a watch that cannot start it ends
+// ListAndWatch, the round is retried after a backoff, and client-go's
+// default error handler logs it; here the error goes to the Tracer and to a
+// handler installed with SetWatchErrorHandler, which sees every error. An
+// optional resync period calls Store.Resync.
 //
 // It mirrors k8s.io/client-go/tools/cache: reflector.go (Reflector,
 // ListAndWatch, watch, handleAnyWatch, watchList, relistResourceVersion,
@@ -59,5 +72,7 @@
 // is told about every error, not only the ones that end ListAndWatch;
 // watch timeouts below five minutes are honoured (for workshops); and the
 // internal-error retry budget (MaxInternalErrorRetryDuration, off by
-// default in client-go) is left out.
+// default in client-go), the watch-list data consistency detector (off
+// unless an environment variable asks for it) and the default error
+// handler's logging are left out.
 package reflector

@@ -16,8 +16,9 @@ var errStopRequested = errors.New("reflector: stop requested")
 // watcher nor an error.
 var ErrNoWatcher = errors.New("reflector: Watch returned no watcher and no error")
 
-// ErrInitialEventsIncomplete is returned when a streaming initial list
-// (UseWatchList) ends before its initial-events-end bookmark.
+// ErrInitialEventsIncomplete describes a watch-list stream that ended
+// cleanly before its initial-events-end bookmark; the Reflector then
+// streams again (as client-go does) and narrates this.
 var ErrInitialEventsIncomplete = errors.New("reflector: watch-list stream ended before the initial-events-end bookmark")
 
 // VeryShortWatchError reports a watch that the server closed within a

@@ -60,14 +60,21 @@ func cm(name, rv string) *api.Object {
 	return &api.Object{Metadata: api.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: rv}}
 }
 
-// A Reflector lists once, then watches; when the server ends a watch it
-// re-opens it from the last resourceVersion seen (here advanced by a
-// BOOKMARK) without listing again.
+// A Reflector streams the initial state (watch-list, the default): ADDED
+// events, then the BOOKMARK marking their end, whose resourceVersion the
+// Store is replaced at; the same stream carries on as the watch. When the
+// server ends a watch the Reflector re-opens it from the last
+// resourceVersion seen (here advanced by a BOOKMARK) without listing.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	end := &api.Object{Metadata: api.ObjectMeta{ResourceVersion: "10",
+		Annotations: map[string]string{api.InitialEventsEndAnnotation: "true"}}}
 	lw := &scriptedLW{stop: cancel, streams: [][]api.Event{
 		{
+			{Type: api.Added, Object: cm("a", "9")},
+			{Type: api.Added, Object: cm("b", "10")},
+			{Type: api.Bookmark, Object: end},
 			{Type: api.Modified, Object: cm("a", "11")},
 			{Type: api.Bookmark, Object: &api.Object{Metadata: api.ObjectMeta{ResourceVersion: "15"}}},
 		},
@@ -83,9 +90,12 @@ func Example() {
 	fmt.Println("last synced rv:", r.LastSyncResourceVersion())
 	// Output:
 	// reflector     starting
-	// reflector     listed 2 items at rv 10 (asked for rv "0")
+	// reflector     watch-list opened from rv "" (sendInitialEvents, timeoutSeconds=60)
+	// reflector     event ADDED default/a rv=9
+	// reflector     event ADDED default/b rv=10
+	// reflector     event BOOKMARK rv=10
+	// reflector     streamed 2 items at rv 10 (initial-events-end bookmark)
 	// store: replace with 2 objects at rv 10
-	// reflector     watch opened from rv 10 (timeoutSeconds=60, bookmarks on)
 	// reflector     event MODIFIED default/a rv=11
 	// store: update default/a
 	// reflector     event BOOKMARK rv=15

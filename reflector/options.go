@@ -21,6 +21,27 @@ const (
 	DefaultPageSize = 500
 )
 
+// InitialListMode is how a Reflector fetches the state it then watches.
+type InitialListMode string
+
+const (
+	// WatchList streams the initial state over a watch (KEP-3157):
+	// sendInitialEvents=true&resourceVersionMatch=NotOlderThan, from
+	// resourceVersion "" (a consistent snapshot of the latest state) or
+	// the last one seen, with allowWatchBookmarks=true. The server sends
+	// an ADDED event per object and a BOOKMARK annotated
+	// k8s.io/initial-events-end; the same stream then carries on as the
+	// watch. It falls back to ListThenWatch exactly when client-go does
+	// (see Reflector.watchList). client-go's default since 1.35 (feature
+	// WatchListClient, beta, on).
+	WatchList InitialListMode = "WatchList"
+	// ListThenWatch lists (in pages of 500 when the watch cache cannot
+	// answer), hands the list to the Store, then watches from the list's
+	// resourceVersion: client-go's behaviour before 1.35, and what the
+	// source articles describe.
+	ListThenWatch InitialListMode = "ListThenWatch"
+)
+
 // Options configures a Reflector. The zero value is client-go's behaviour.
 type Options struct {
 	// Name appears in narration and errors; defaults to "reflector".
@@ -43,10 +64,10 @@ type Options struct {
 	// them) unless the first list came back paged. A positive value forces
 	// that page size on every list; a negative one turns paging off.
 	PageSize int64
-	// UseWatchList fetches the initial state with a streaming watch
-	// (sendInitialEvents=true) instead of a list, falling back to
-	// list+watch on any error.
-	UseWatchList bool
+	// InitialList picks how the initial state (and the state after a
+	// 410) is fetched: WatchList (the default, client-go's since
+	// Kubernetes 1.35) or ListThenWatch (client-go's before).
+	InitialList InitialListMode
 	// LabelSelector and FieldSelector, if set, are sent with every list and
 	// watch.
 	LabelSelector string
@@ -133,6 +154,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
+	}
+	if o.InitialList == "" {
+		o.InitialList = WatchList
 	}
 	o.Backoff = o.Backoff.withDefaults()
 	return o

@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -152,16 +153,25 @@ func (r *Reflector) Run(ctx context.Context) {
 	}
 }
 
-// ListAndWatch does one round: list (or stream the initial state), hand it
-// to the Store, then watch until something requires a re-list. It returns
-// nil when ctx is done.
+// ListAndWatch does one round: stream the initial state (WatchList) or
+// list it (ListThenWatch, or WatchList's fallback), hand it to the Store,
+// then watch until something requires a re-list. It returns nil when ctx
+// is done. Like client-go, every round tries watch-list first again: a
+// fallback is not remembered.
 func (r *Reflector) ListAndWatch(ctx context.Context) error {
 	if r.lw == nil || r.store == nil {
 		return errors.New("reflector: New was given a nil ListerWatcher or Store")
 	}
+	useWatchList := false
+	switch r.opts.InitialList {
+	case WatchList:
+		useWatchList = !watchListUnsupported(r.lw)
+	case ListThenWatch:
+	default:
+		return fmt.Errorf("reflector %s: unknown InitialList mode %q (want %q or %q)", r.name, r.opts.InitialList, WatchList, ListThenWatch)
+	}
 	var w client.Watcher
-	useList := !r.opts.UseWatchList
-	if r.opts.UseWatchList {
+	if useWatchList {
 		var err error
 		w, err = r.watchList(ctx)
 		if ctx.Err() != nil {
@@ -169,11 +179,11 @@ func (r *Reflector) ListAndWatch(ctx context.Context) error {
 		}
 		if err != nil {
 			r.tr.Printf(narrate.Reflector, "%swatch-list failed (%v), falling back to list+watch", r.prefix, err)
-			useList = true
+			useWatchList = false
 			w = nil
 		}
 	}
-	if useList {
+	if !useWatchList {
 		if err := r.list(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil

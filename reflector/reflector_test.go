@@ -106,7 +106,7 @@ func (h *harness) listAndOpenWatch(t *testing.T, rv string, items ...*api.Object
 }
 
 func TestFirstListIsPagedFromResourceVersionZero(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.lw.onList(
 		listOf("10", "token-1", obj("a", "3"), obj("b", "7")),
 		listOf("10", "", obj("c", "9")),
@@ -130,7 +130,7 @@ func TestFirstListIsPagedFromResourceVersionZero(t *testing.T) {
 }
 
 func TestExpiredContinueTokenFallsBackToOneFullList(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.lw.onList(
 		listOf("10", "token-1", obj("a", "3")),
 		fails(api.NewResourceExpired("The provided continue parameter is too old to display a consistent list result.")),
@@ -149,7 +149,7 @@ func TestExpiredContinueTokenFallsBackToOneFullList(t *testing.T) {
 // (its timeout ran out) is simply re-opened from the last resourceVersion
 // seen, bookmarks included, and nothing is re-listed.
 func TestCleanlyClosedWatchIsReopenedWithoutRelisting(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	w := h.listAndOpenWatch(t, "10", obj("a", "3"))
 	h.store.expect(t, "replace [ns/a] 10")
 
@@ -174,7 +174,7 @@ func TestCleanlyClosedWatchIsReopenedWithoutRelisting(t *testing.T) {
 }
 
 func TestExpiredInStreamRelistsFromLastResourceVersion(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	w := h.listAndOpenWatch(t, "10")
 	h.store.expect(t, "replace [] 10")
 	w.send(t, added(obj("a", "12")))
@@ -203,7 +203,7 @@ func TestRelistThatIsExpiredOrTooLargeAsksForTheLatest(t *testing.T) {
 		{"504 too large", api.NewTooLargeResourceVersion(12, 9, 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, Options{})
+			h := newHarness(t, Options{InitialList: ListThenWatch})
 			w := h.listAndOpenWatch(t, "12")
 			h.store.expect(t, "replace [] 12")
 			h.lw.onList(fails(tc.err), listOf("40", "", obj("z", "39")))
@@ -219,7 +219,7 @@ func TestRelistThatIsExpiredOrTooLargeAsksForTheLatest(t *testing.T) {
 }
 
 func TestFirstListTooLargeFallsBackToLatest(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.lw.onList(fails(api.NewTooLargeResourceVersion(5, 3, 1)), listOf("7", ""))
 	h.start(t)
 	assert.Equal(t, "list rv=\"0\" limit=500", h.lw.next(t).String())
@@ -228,7 +228,7 @@ func TestFirstListTooLargeFallsBackToLatest(t *testing.T) {
 }
 
 func TestTooManyRequestsInStreamRewatchesWithoutRelisting(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	w := h.listAndOpenWatch(t, "10")
 	w.send(t, added(obj("a", "11")))
 	w.send(t, errorEvent(api.NewTooManyRequests("slow down", 1)))
@@ -239,7 +239,7 @@ func TestTooManyRequestsInStreamRewatchesWithoutRelisting(t *testing.T) {
 
 func TestRetriableWatchOpenErrorsRewatchWithGrowingBackoff(t *testing.T) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.lw.onWatchError(refused, api.NewTooManyRequests("slow down", 0))
 	h.lw.onList(listOf("10", ""))
 	h.start(t)
@@ -258,7 +258,7 @@ func TestRetriableWatchOpenErrorsRewatchWithGrowingBackoff(t *testing.T) {
 }
 
 func TestForbiddenIsVisibleAndBacksOffExponentiallyThenResets(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	forbidden := api.NewForbidden(configmaps, "", `User "demo" cannot list resource "configmaps" in API group "" in the namespace "default"`)
 	for range 8 {
 		h.lw.onList(fails(forbidden))
@@ -297,7 +297,7 @@ func TestBackoffJitterStaysWithinClientGoBounds(t *testing.T) {
 }
 
 func TestOtherWatchErrorsBackOffAndRelist(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	w := h.listAndOpenWatch(t, "10")
 	h.lw.onList(listOf("11", ""))
 	w.send(t, errorEvent(api.NewInternalError(errors.New("etcd is sad"))))
@@ -307,7 +307,7 @@ func TestOtherWatchErrorsBackOffAndRelist(t *testing.T) {
 }
 
 func TestWatchOpenFailureRelists(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.lw.onList(listOf("10", ""), listOf("10", ""))
 	h.lw.onWatchError(api.NewForbidden(configmaps, "", "no watch for you"))
 	h.start(t)
@@ -319,7 +319,7 @@ func TestWatchOpenFailureRelists(t *testing.T) {
 }
 
 func TestVeryShortWatchIsTreatedAsTrouble(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	w := h.listAndOpenWatch(t, "10")
 	h.lw.onList(listOf("10", ""))
 	w.close() // closed at once, nothing sent: re-opening at once would spin
@@ -330,7 +330,7 @@ func TestVeryShortWatchIsTreatedAsTrouble(t *testing.T) {
 }
 
 func TestStoreErrorsAreReportedAndTheWatchGoesOn(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.store.failAdd = errors.New("store is full")
 	w := h.listAndOpenWatch(t, "10")
 	w.send(t, added(obj("a", "11")))
@@ -342,7 +342,7 @@ func TestStoreErrorsAreReportedAndTheWatchGoesOn(t *testing.T) {
 
 func TestResyncOnlyWhenShouldResyncAgrees(t *testing.T) {
 	due := make(chan bool, 10)
-	h := newHarness(t, Options{ResyncPeriod: time.Minute, ShouldResync: func() bool { return <-due }})
+	h := newHarness(t, Options{InitialList: ListThenWatch, ResyncPeriod: time.Minute, ShouldResync: func() bool { return <-due }})
 	h.listAndOpenWatch(t, "10")
 	h.store.expect(t, "replace [] 10")
 	step := func() {
@@ -361,7 +361,7 @@ func TestResyncOnlyWhenShouldResyncAgrees(t *testing.T) {
 }
 
 func TestSelectorsAndWatchTimeoutAreSent(t *testing.T) {
-	h := newHarness(t, Options{LabelSelector: "app=demo", FieldSelector: "metadata.name=a",
+	h := newHarness(t, Options{InitialList: ListThenWatch, LabelSelector: "app=demo", FieldSelector: "metadata.name=a",
 		MinWatchTimeout: 2 * time.Second, MaxWatchTimeout: 4 * time.Second})
 	h.lw.onList(listOf("10", ""))
 	h.start(t)
@@ -374,7 +374,7 @@ func TestSelectorsAndWatchTimeoutAreSent(t *testing.T) {
 }
 
 func TestExplicitPageSizeAppliesToEveryList(t *testing.T) {
-	h := newHarness(t, Options{PageSize: 2})
+	h := newHarness(t, Options{InitialList: ListThenWatch, PageSize: 2})
 	w := h.listAndOpenWatch(t, "10")
 	h.lw.onList(listOf("12", ""))
 	w.send(t, errorEvent(api.NewResourceExpired("gone")))
@@ -384,7 +384,7 @@ func TestExplicitPageSizeAppliesToEveryList(t *testing.T) {
 }
 
 func TestNilListIsAnErrorNotAPanic(t *testing.T) {
-	h := newHarness(t, Options{})
+	h := newHarness(t, Options{InitialList: ListThenWatch})
 	h.lw.onList(func(api.ListOptions) (*api.List, error) { return nil, nil })
 	h.start(t)
 	assert.ErrorContains(t, h.nextError(t), "no list")
@@ -400,7 +400,7 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 	lw := newFakeLW()
 	lw.onList(fails(fmt.Errorf("boom")))
 	c := clock.NewFake(time.Now())
-	r := New(lw, newRecordingStore(), Options{Clock: c})
+	r := New(lw, newRecordingStore(), Options{Clock: c, InitialList: ListThenWatch})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(ctx) }()

@@ -25,7 +25,10 @@ func chapterStart(url, queue string) chapterText {
 			"In front of the store one watch cache per resource watches it once and serves every client. "+
 			"We create ConfigMap default/alpha, then start a SharedIndexInformer on the configmaps of "+
 			"namespace default with one handler, \"tour\". Its Reflector LISTs, hands the list to the "+
-			"%s, then WATCHes from the list's resourceVersion.", url, queue),
+			"%s, then WATCHes from the list's resourceVersion. That is client-go as the articles knew it "+
+			"(list-then-watch, DeltaFIFO); since Kubernetes 1.35 its Reflector streams the initial state "+
+			"over the watch instead (watch-list), and since 1.36 its queue is an atomic RealFIFO "+
+			"(docs/07-deltafifo.md compares the three queues).", url, queue),
 		"the LIST asks for resourceVersion=0 (\"whatever the watch cache has\"); the WATCH starts " +
 			"at the resourceVersion the list returned and asks for bookmarks and a timeout. The handler " +
 			"is told about alpha with \"initial list\"."}

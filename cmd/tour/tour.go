@@ -244,7 +244,11 @@ func (t *tour) startInformer(ctx context.Context) error {
 		Queue:  t.o.Queue,
 		Tracer: t.tr,
 		Reflector: reflector.Options{
-			Name:            "configmaps",
+			Name: "configmaps",
+			// The tour tells the LIST-then-WATCH story step by step, as
+			// the articles do; client-go's default since 1.35 streams the
+			// initial state instead (examples/11-watch-list shows it).
+			InitialList:     reflector.ListThenWatch,
 			MinWatchTimeout: t.o.WatchTimeout,
 			MaxWatchTimeout: t.o.WatchTimeout,
 		},

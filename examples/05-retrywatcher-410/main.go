@@ -95,6 +95,9 @@ func run(p *demo.Printer, history, changes int, compact, trace bool) error {
 	inf, err := informer.NewSharedIndexInformer(informerCable, informer.Options{
 		Tracer: itr,
 		Reflector: reflector.Options{
+			// A LIST, as the articles' informer made, so the re-list is
+			// a visible line (the default streams it: watch-list).
+			InitialList: reflector.ListThenWatch,
 			// Quick retries, so the example does not wait for the
 			// production backoff (0.8 s doubling to 30 s).
 			Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: 500 * time.Millisecond},

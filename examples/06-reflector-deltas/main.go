@@ -91,8 +91,11 @@ func run(p *demo.Printer, queueKind string, history int, trace bool) error {
 	}
 	cable := demo.NewCable(cms)
 	r := reflector.New(cable, queue, reflector.Options{
-		Tracer:  rtr,
-		Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: 500 * time.Millisecond},
+		// List, then watch: the articles' Reflector. The default since
+		// client-go 1.35 streams the list (examples/11-watch-list).
+		InitialList: reflector.ListThenWatch,
+		Tracer:      rtr,
+		Backoff:     reflector.Backoff{Initial: 100 * time.Millisecond, Max: 500 * time.Millisecond},
 	})
 
 	p.Section("1. list: the Reflector lists, and hands the list to the queue with Replace")
