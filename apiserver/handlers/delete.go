@@ -32,8 +32,9 @@ type deleteOptions struct {
 		ResourceVersion *string `json:"resourceVersion"`
 		UID             *string `json:"uid"`
 	} `json:"preconditions"`
-	PropagationPolicy *string  `json:"propagationPolicy"`
-	DryRun            []string `json:"dryRun"`
+	PropagationPolicy  *string  `json:"propagationPolicy"`
+	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
+	DryRun             []string `json:"dryRun"`
 }
 
 var propagationPolicies = []string{"Foreground", "Background", "Orphan"}
@@ -67,6 +68,13 @@ func readDeleteOptions(w http.ResponseWriter, r *http.Request) (*deleteOptions, 
 	q := r.URL.Query()
 	if v := q.Get("propagationPolicy"); v != "" {
 		opts.PropagationPolicy = &v
+	}
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, api.NewBadRequest(fmt.Sprintf("gracePeriodSeconds: Invalid value: %q: %v", v, err))
+		}
+		opts.GracePeriodSeconds = &n
 	}
 	if p := opts.PropagationPolicy; p != nil && !slices.Contains(propagationPolicies, *p) {
 		return nil, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "DeleteOptions"}, "", []api.StatusCause{
@@ -118,7 +126,14 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 		return
 	}
 	key := res.Key(ri.Namespace, ri.Name)
-	obj, err := h.store.Delete(r.Context(), key, pre)
+	var obj *api.Object
+	gone := true
+	if res == h.reg.Namespaces().Resource {
+		// Namespaces keep their own deletion (their contents go with them).
+		obj, err = h.store.Delete(r.Context(), key, pre)
+	} else {
+		obj, gone, err = h.deleteObject(r.Context(), res, key, pre, opts.GracePeriodSeconds)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		err = api.NewNotFound(res.GroupResource(), ri.Name)
@@ -138,7 +153,9 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 	if h.tracer.Enabled() {
 		h.tracer.Printf(narrate.HTTP, "DELETE %s %s (last rv %s)", res.Name, obj.Key(), obj.Metadata.ResourceVersion)
 	}
-	if res.ReturnDeletedObject {
+	if res.ReturnDeletedObject || !gone {
+		// An object that stays (finalizers, a grace period) is answered
+		// with itself, whatever the kind (finalizer-delete-configmap-200.json).
 		negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, obj))
 		return
 	}
@@ -177,7 +194,8 @@ func (h *Handlers) serveDeleteCollection(w http.ResponseWriter, r *http.Request,
 		negotiation.WriteError(w, r, err)
 		return
 	}
-	if _, err := readDeleteOptions(w, r); err != nil {
+	dopts, err := readDeleteOptions(w, r)
+	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
 	}
@@ -194,8 +212,8 @@ func (h *Handlers) serveDeleteCollection(w http.ResponseWriter, r *http.Request,
 	for _, obj := range page.Items {
 		// The uid precondition skips an object deleted and re-created since
 		// the list: it is not the one the client selected.
-		last, err := h.store.Delete(r.Context(), res.Key(obj.Metadata.Namespace, obj.Metadata.Name),
-			store.Preconditions{UID: obj.Metadata.UID})
+		last, _, err := h.deleteObject(r.Context(), res, res.Key(obj.Metadata.Namespace, obj.Metadata.Name),
+			store.Preconditions{UID: obj.Metadata.UID}, dopts.GracePeriodSeconds)
 		switch {
 		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrConflict):
 			continue

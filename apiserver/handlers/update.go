@@ -69,10 +69,39 @@ func (h *Handlers) serveUpdate(w http.ResponseWriter, r *http.Request, ri Reques
 }
 
 // guaranteedUpdate runs tryUpdate against the current object until it
-// sticks, translating the store's errors into Statuses.
+// sticks, translating the store's errors into Statuses. A write that takes
+// the last finalizer off an object being deleted deletes it instead
+// (finalizers.go).
 func (h *Handlers) guaranteedUpdate(r *http.Request, ri RequestInfo, tryUpdate func(cur *api.Object) (*api.Object, error)) (*api.Object, error) {
 	res := ri.Entry.Resource
-	updated, err := h.store.GuaranteedUpdate(r.Context(), res.Key(ri.Namespace, ri.Name), tryUpdate)
+	key := res.Key(ri.Namespace, ri.Name)
+	var updated *api.Object
+	var err error
+	for attempt := 1; ; attempt++ {
+		var curRV string
+		updated, err = h.store.GuaranteedUpdate(r.Context(), key, func(cur *api.Object) (*api.Object, error) {
+			next, err := tryUpdate(cur)
+			if err != nil {
+				return nil, err
+			}
+			if err := res.CheckFinalizerUpdate(next, cur); err != nil {
+				return nil, err
+			}
+			if registry.ShouldDeleteDuringUpdate(next) {
+				curRV = cur.Metadata.ResourceVersion
+				return nil, errDeleteInstead{next: next}
+			}
+			return next, nil
+		})
+		var del errDeleteInstead
+		if errors.As(err, &del) {
+			updated, err = h.finishDeletion(r.Context(), key, del, curRV)
+			if errors.Is(err, store.ErrConflict) && attempt < maxDeleteAttempts {
+				continue // written in between: apply the write again
+			}
+		}
+		break
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, api.NewNotFound(res.GroupResource(), ri.Name)
@@ -101,7 +130,7 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 	next.Kind, next.APIVersion = res.Kind, res.APIVersion()
 	next.Metadata.UID = cur.Metadata.UID
 	next.Metadata.CreationTimestamp = cur.Metadata.CreationTimestamp
-	next.Metadata.DeletionTimestamp = cur.Metadata.DeletionTimestamp
+	registry.CarryDeletion(next, cur)
 	next.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
 	if res.Generation {
 		next.Metadata.Generation = cur.Metadata.Generation
