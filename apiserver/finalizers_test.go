@@ -127,7 +127,7 @@ func TestUnscheduledPodDeletedThroughAMark(t *testing.T) {
 	gone := del.object(t)
 	require.NotNil(t, gone.Metadata.DeletionTimestamp)
 	assert.JSONEq(t, `0`, string(metaField(t, del.body, "deletionGracePeriodSeconds")))
-	ts.get(pods2 + "/grace-pod").mustCode(t, http.StatusNotFound)
+	ts.get(pods2+"/grace-pod").mustCode(t, http.StatusNotFound)
 
 	types := []api.EventType{}
 	var last api.Event
@@ -158,7 +158,7 @@ func TestBoundPodGracefulDeletion(t *testing.T) {
 	require.NotNil(t, obj.Metadata.DeletionTimestamp)
 	assert.WithinDuration(t, time.Now().Add(30*time.Second), *obj.Metadata.DeletionTimestamp, 5*time.Second)
 	assert.JSONEq(t, `30`, string(metaField(t, graceful.body, "deletionGracePeriodSeconds")))
-	ts.get(pods2 + "/bound-pod").mustCode(t, http.StatusOK)
+	ts.get(pods2+"/bound-pod").mustCode(t, http.StatusOK)
 	assert.Equal(t, metaKeys(t, fixture(t, "pod-delete-bound-graceful-200.json")), metaKeys(t, graceful.body))
 
 	longer := ts.do(req{method: "DELETE", path: pods2 + "/bound-pod?gracePeriodSeconds=60"})
@@ -167,7 +167,7 @@ func TestBoundPodGracefulDeletion(t *testing.T) {
 	now := ts.do(req{method: "DELETE", path: pods2 + "/bound-pod", body: `{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0}`})
 	now.mustCode(t, http.StatusOK)
 	assert.JSONEq(t, `0`, string(metaField(t, now.body, "deletionGracePeriodSeconds")))
-	ts.get(pods2 + "/bound-pod").mustCode(t, http.StatusNotFound)
+	ts.get(pods2+"/bound-pod").mustCode(t, http.StatusNotFound)
 
 	var types []api.EventType
 	for range recordedEvents(t, "watch-pod-delete-bound-graceful.jsonl") {
