@@ -110,6 +110,10 @@ type WatchOptions struct {
 	Namespace         string // "" for all namespaces
 	Label             api.LabelSelector
 	Field             api.FieldSelector
+	// FieldMatch, if set, matches Field instead of Field.MatchesObject
+	// (which knows only the metadata fields), for kinds selectable by their
+	// own fields (a Pod by spec.nodeName).
+	FieldMatch func(*api.Object) bool
 	// Deadline is when the HTTP layer will end this watch; the cacher sends
 	// a bookmark about 2 s before it (if AllowBookmarks).
 	Deadline time.Time

@@ -388,8 +388,11 @@ func (w *CacheWatcher) matches(obj *api.Object) bool {
 	if !w.opts.Label.Empty() && !w.opts.Label.Matches(obj.Metadata.Labels) {
 		return false
 	}
-	if !w.opts.Field.Empty() && !w.opts.Field.MatchesObject(obj) {
-		return false
+	if !w.opts.Field.Empty() {
+		if w.opts.FieldMatch != nil {
+			return w.opts.FieldMatch(obj)
+		}
+		return w.opts.Field.MatchesObject(obj)
 	}
 	return true
 }

@@ -190,6 +190,9 @@ func (h *Handlers) preconditionConflict(r *http.Request, res *registry.Resource,
 func (h *Handlers) serveDeleteCollection(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
 	res := ri.Entry.Resource
 	p, err := parseListParams(r.URL.Query(), false, "")
+	if err == nil {
+		err = p.forResource(res)
+	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return

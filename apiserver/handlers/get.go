@@ -13,12 +13,19 @@ import (
 
 // GET of one object: always the store's current state (Kubernetes may serve
 // resourceVersion=0 gets from its watch cache; the answer is the same
-// object either way). A missing object is 404 NotFound naming the resource
+// object either way). A resourceVersion the cache has not reached yet is
+// waited for, then 504, as for a list (error-504-list-future-rv.json). A missing object is 404 NotFound naming the resource
 // (error-404-get-notfound.json). Kubernetes: handlers/get.go GetResource.
 
 func (h *Handlers) serveGet(w http.ResponseWriter, r *http.Request, ri RequestInfo, out negotiation.Output) {
 	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
-		if _, err := parseResourceVersion(rv); err != nil {
+		n, err := parseResourceVersion(rv)
+		if err == nil && ri.Entry.Cacher != nil {
+			// Not older than rv: wait for the cache to get there (504 after
+			// 3 s, like a list), then the store's state is new enough.
+			err = ri.Entry.Cacher.WaitFresh(r.Context(), n)
+		}
+		if err != nil {
 			negotiation.WriteError(w, r, err)
 			return
 		}

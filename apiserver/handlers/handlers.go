@@ -32,6 +32,12 @@ func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tra
 // (VerbOf) and allowed: it parses what the verb reads from the query and
 // calls the verb's handler.
 func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo, verb string) {
+	if ri.Name != "" {
+		if err := checkPathName(ri.Name); err != nil {
+			negotiation.WriteError(w, r, err)
+			return
+		}
+	}
 	if ri.Subresource == registry.SubresourceScale {
 		h.serveScale(w, r, ri, verb)
 		return
@@ -48,6 +54,9 @@ func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo,
 			return
 		}
 		p, err := parseListParams(r.URL.Query(), false, "")
+		if err == nil {
+			err = p.forResource(ri.Entry.Resource)
+		}
 		if err != nil {
 			negotiation.WriteError(w, r, err)
 			return
@@ -60,6 +69,9 @@ func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo,
 			return
 		}
 		p, err := parseListParams(r.URL.Query(), true, ri.Name)
+		if err == nil {
+			err = p.forResource(ri.Entry.Resource)
+		}
 		if err != nil {
 			negotiation.WriteError(w, r, err)
 			return

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"listwatch/api"
+	"listwatch/apiserver/registry"
 )
 
 // The query of a list or watch, parsed and checked as kube-apiserver does
@@ -28,6 +29,9 @@ type listParams struct {
 	continueToken   string
 	label           api.LabelSelector
 	field           api.FieldSelector
+	// fieldMatch matches field against the resource's own selectable
+	// fields (forResource); nil: metadata fields only.
+	fieldMatch func(*api.Object) bool
 	// timeoutSeconds is nil when absent.
 	timeoutSeconds    *int64
 	allowBookmarks    bool
@@ -213,8 +217,24 @@ func (p *listParams) matcher(ns string) func(*api.Object) bool {
 		if ns != "" && o.Metadata.Namespace != ns {
 			return false
 		}
-		return label.Matches(o.Metadata.Labels) && field.MatchesObject(o)
+		if !label.Matches(o.Metadata.Labels) {
+			return false
+		}
+		if p.fieldMatch != nil {
+			return p.fieldMatch(o)
+		}
+		return field.MatchesObject(o)
 	}
+}
+
+// forResource checks the field selector against the fields res may be
+// selected by (400 for any other) and matches them (registry/fieldselectors.go).
+func (p *listParams) forResource(res *registry.Resource) error {
+	if err := res.CheckFieldSelector(p.field); err != nil {
+		return err
+	}
+	p.fieldMatch = res.FieldMatcher(p.field)
+	return nil
 }
 
 // selectorsEmpty reports whether the request filters by neither labels nor

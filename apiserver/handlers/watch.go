@@ -25,6 +25,7 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 		Namespace:         ri.Namespace,
 		Label:             p.label,
 		Field:             p.field,
+		FieldMatch:        p.fieldMatch,
 	}
 	if p.resourceVersion != "" {
 		rv, err := parseResourceVersion(p.resourceVersion)

@@ -57,8 +57,14 @@ func Func(patchType string, body []byte) (func([]byte) ([]byte, error), error) {
 		return func(doc []byte) ([]byte, error) {
 			out, err := applyJSONPatch(doc, ops)
 			if err != nil {
-				return nil, &api.Status{Kind: "Status", APIVersion: "v1", Status: api.StatusFailure,
-					Message: err.Error(), Code: http.StatusUnprocessableEntity}
+				// kube-apiserver answers NewGenericServerResponse(422):
+				// reason Invalid, empty details, and the fixed message "the
+				// server rejected our request due to an error in our
+				// request". We keep the operation's own error as the
+				// message, which says what failed.
+				st := api.NewGenericServerResponse(http.StatusUnprocessableEntity, "")
+				st.Message = err.Error()
+				return nil, st
 			}
 			return checkResultSize(out)
 		}, nil
