@@ -50,7 +50,7 @@ func TestGetAtFutureResourceVersionTimesOut(t *testing.T) {
 	ts := startServer(t, Config{})
 	seedFixtures(t, ts)
 	now := ts.revision()
-	ts.get(cms + "/alpha?resourceVersion=" + strconv.FormatInt(now, 10)).mustCode(t, http.StatusOK)
+	ts.get(cms+"/alpha?resourceVersion="+strconv.FormatInt(now, 10)).mustCode(t, http.StatusOK)
 	resp := ts.get(cms + "/alpha?resourceVersion=1000000")
 	resp.mustCode(t, http.StatusGatewayTimeout)
 	st := resp.status(t)
