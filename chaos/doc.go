@@ -54,6 +54,17 @@
 // real deletion and a tombstone only after one. The Report counts events,
 // reconnects, relists, tombstones, each fault and what the server saw.
 //
+// The controllers have a run of their own (controllers.go,
+// TestControllersConvergeUnderFaults): the controller manager of package
+// controllers runs while Deployments are created, scaled and deleted under
+// killed and stalled watches, compactions, 429s and delays; once the faults
+// stop, CheckControllers requires every Deployment to have exactly its
+// replicas of Running Pods, with a status that says so, and no Pod to be
+// orphaned. Its first run found a real bug: a Deployment deleted and
+// re-created while the garbage collector's informer was away comes back
+// from the re-list as an update of the same key, and the old object's Pods
+// were never collected.
+//
 // Every random choice (the writers' keys, operations and values, the fault
 // schedule and its targets) comes from a PCG stream of the seed, one per
 // goroutine, so a run is reproducible in what it does; how it interleaves

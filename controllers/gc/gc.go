@@ -100,24 +100,33 @@ func (g *Collector) handler(i int) informer.ResourceEventHandler {
 			g.queue.Add(item{i, obj.Key()})
 		}
 	}
+	queueDependents := func(o *api.Object) {
+		if o == nil || o.Metadata.UID == "" {
+			return
+		}
+		for j, r := range g.opts.Resources {
+			keys, err := r.Informer.GetIndexer().IndexKeys(OwnerIndex, o.Metadata.UID)
+			if err != nil {
+				continue
+			}
+			for _, k := range keys {
+				g.queue.Add(item{j, k})
+			}
+		}
+	}
 	return informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj *api.Object, _ bool) { queueIfOwned(obj) },
-		UpdateFunc: func(_, obj *api.Object) { queueIfOwned(obj) },
-		DeleteFunc: func(obj any) {
-			o := informer.ObjectOf(obj)
-			if o == nil || o.Metadata.UID == "" {
-				return
+		AddFunc: func(obj *api.Object, _ bool) { queueIfOwned(obj) },
+		UpdateFunc: func(old, obj *api.Object) {
+			if old.Metadata.UID != obj.Metadata.UID {
+				// Deleted and re-created under the same name while the
+				// informer was not watching: a re-list shows that as an
+				// update of the key, but the old object is gone, and so
+				// may be whatever it owned. (The chaos run found this.)
+				queueDependents(old)
 			}
-			for j, r := range g.opts.Resources {
-				keys, err := r.Informer.GetIndexer().IndexKeys(OwnerIndex, o.Metadata.UID)
-				if err != nil {
-					continue
-				}
-				for _, k := range keys {
-					g.queue.Add(item{j, k})
-				}
-			}
+			queueIfOwned(obj)
 		},
+		DeleteFunc: func(obj any) { queueDependents(informer.ObjectOf(obj)) },
 	}
 }
 

@@ -1,0 +1,183 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
+	"listwatch/apiserver"
+	"listwatch/client"
+	"listwatch/controllers/manager"
+	"listwatch/internal/leakcheck"
+)
+
+func deployment(name string, replicas int) *api.Object {
+	d := &api.Object{APIVersion: "apps/v1", Kind: "Deployment", Metadata: api.ObjectMeta{Namespace: "default", Name: name}}
+	_ = d.Set("spec", json.RawMessage(fmt.Sprintf(`{"replicas":%d,"selector":{"matchLabels":{"app":%q}},"template":{"metadata":{"labels":{"app":%q}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}`, replicas, name, name)))
+	return d
+}
+
+// TestControllersConvergeUnderFaults runs the controller manager while
+// Deployments are created, scaled and deleted and the server kills and
+// stalls watches, compacts, refuses requests with 429 and delays them.
+// Once the faults stop, every Deployment must have exactly its replicas of
+// Running Pods with a status that says so, and no Pod may be orphaned.
+func TestControllersConvergeUnderFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run skipped in -short mode")
+	}
+	t.Cleanup(leakcheck.Check(t))
+	seed := *chaosSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (replay: go test -race -run TestControllersConvergeUnderFaults -count=1 ./chaos/ -chaos.seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 18))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := apiserver.Start(ctx, apiserver.Config{Listen: "127.0.0.1:0", EnableFaults: true, BookmarkInterval: 500 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		assert.NoError(t, srv.Stop(sctx))
+	})
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(transport.CloseIdleConnections)
+	newClient := func(idle time.Duration) *client.Client {
+		c, err := client.New(client.Config{Host: srv.URL(), HTTPClient: &http.Client{Transport: transport}, IdleWatchTimeout: idle})
+		require.NoError(t, err)
+		return c
+	}
+	writer := newClient(0)
+
+	mctx, mstop := context.WithCancel(ctx)
+	mdone := make(chan error, 1)
+	go func() {
+		mdone <- manager.Run(mctx, manager.Config{Client: newClient(2 * time.Second), KubeletStartDelay: 10 * time.Millisecond})
+	}()
+	t.Cleanup(func() { mstop(); <-mdone })
+
+	// Faults, until the writes are done.
+	faults := srv.Faults()
+	faults.SetWatchTimeout(time.Second)
+	fctx, fstop := context.WithCancel(ctx)
+	fdone := make(chan map[string]int, 1)
+	go func() {
+		fired := map[string]int{}
+		frng := rand.New(rand.NewPCG(seed, 19))
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				faults.SetRequestDelay(0)
+				fdone <- fired
+				return
+			case <-tick.C:
+			}
+			switch frng.IntN(6) {
+			case 0:
+				faults.KillWatchConnections()
+				fired["kill"]++
+			case 1:
+				faults.CompactNow()
+				fired["compact"]++
+			case 2:
+				faults.StallWatches()
+				fired["stall"]++
+			case 3:
+				_ = faults.FailResource(api.GroupResource{Resource: "pods"}, http.StatusTooManyRequests, 200*time.Millisecond)
+				fired["429 pods"]++
+			case 4:
+				_ = faults.FailResource(api.GroupResource{Group: "apps", Resource: "deployments"}, http.StatusTooManyRequests, 200*time.Millisecond)
+				fired["429 deployments"]++
+			case 5:
+				faults.SetRequestDelay(time.Duration(frng.IntN(50)) * time.Millisecond)
+				fired["delay"]++
+			}
+		}
+	}()
+
+	// Writes: create, scale and delete Deployments. A write refused by a
+	// fault is simply retried later: the checker reads the final state.
+	deps := writer.Resource(deploymentsGVR).Namespace("default")
+	live := map[string]bool{}
+	for i := range 60 {
+		name := fmt.Sprintf("d%d", rng.IntN(8))
+		err := retry429(func() error { return write(ctx, deps, live, name, rng) })
+		if err != nil {
+			t.Logf("write %d (%s): %v", i, name, err)
+		}
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond) // spread the writes over the faults
+	}
+	fstop()
+	fired := <-fdone
+	t.Logf("faults fired: %v", fired)
+
+	// Converged within a bounded wait (generous: -race on shared cores).
+	// A 429 still in force right after the faults stop only delays it.
+	var problems []string
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		got, err := CheckControllers(ctx, writer)
+		if err == nil {
+			problems = got
+		} else {
+			problems = []string{err.Error()}
+		}
+		if len(problems) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.Empty(t, problems, "seed %d", seed)
+	l, err := writer.Resource(podsGVR).List(ctx, api.ListOptions{})
+	require.NoError(t, err)
+	t.Logf("converged: %d pods", len(l.Items))
+	for _, k := range []string{"kill", "compact", "stall", "429 pods"} {
+		assert.Positive(t, fired[k], "fault %s never fired (seed %d)", k, seed)
+	}
+}
+
+// retry429 retries a write refused by a 429 burst a few times.
+func retry429(f func() error) error {
+	for range 10 {
+		err := f()
+		if !client.IsTooManyRequests(err) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return f()
+}
+
+// write makes one random change to Deployment name, keeping live (which
+// Deployments exist) up to date.
+func write(ctx context.Context, deps *client.ResourceClient, live map[string]bool, name string, rng *rand.Rand) error {
+	var err error
+	switch {
+	case !live[name]:
+		_, err = deps.Create(ctx, deployment(name, rng.IntN(4)))
+		if err == nil || client.IsAlreadyExists(err) {
+			live[name] = true
+		}
+	case rng.IntN(4) == 0:
+		err = deps.Delete(ctx, name, client.DeleteOptions{PropagationPolicy: "Background"})
+		if err == nil || client.IsNotFound(err) {
+			live[name] = false
+		}
+	default:
+		_, err = deps.Patch(ctx, name, client.PatchTypeMerge, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, rng.IntN(5))))
+	}
+	return err
+}
