@@ -1,23 +1,32 @@
 package discovery
 
 import (
+	"embed"
+	"encoding/json"
 	"strings"
 
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
 )
 
-// A minimal OpenAPI v3, just enough for kubectl create -f and apply -f.
+// OpenAPI v3: the paths kubectl create -f and apply -f look at, and the
+// real schemas of the served kinds for kubectl explain.
 //
 // Before sending an object, kubectl validates it. It first asks the
 // server's OpenAPI v3 whether the resource's PATCH accepts the
 // fieldValidation query parameter; if so, it leaves validation to the
-// server (and sends ?fieldValidation=Strict, which a schemaless server
-// trivially honours). Otherwise it validates client-side against the
-// OpenAPI v2 schemas, and without those it refuses ("failed to download
-// openapi"). So for each resource we publish one path whose patch
-// operation names its group, version and kind and lists fieldValidation,
-// and no schemas: `kubectl explain` has nothing to explain.
+// server (and sends ?fieldValidation=Strict, which the server honours:
+// handlers/fieldvalidation.go). Otherwise it validates client-side against
+// the OpenAPI v2 schemas, and without those it refuses ("failed to
+// download openapi"). So for each resource we publish one path whose
+// patch operation names its group, version and kind and lists
+// fieldValidation.
+//
+// kubectl explain finds the kind's schema in components.schemas by its
+// x-kubernetes-group-version-kind and follows the $refs. Those schemas
+// are the real server's own (openapi/*.json, cut by tools/openapigen out
+// of the documents a kube-apiserver v1.32 served: the served kinds and
+// everything they reference), not written here.
 // Kubernetes: kube-openapi handler3; kubectl's check is cli-runtime
 // resource/query_param_verifier_v3.go.
 
@@ -33,9 +42,33 @@ type openAPIGroupVersion struct {
 }
 
 type openAPIDoc struct {
-	OpenAPI string                     `json:"openapi"`
-	Info    map[string]string          `json:"info"`
-	Paths   map[string]openAPIPathItem `json:"paths"`
+	OpenAPI    string                     `json:"openapi"`
+	Info       map[string]string          `json:"info"`
+	Paths      map[string]openAPIPathItem `json:"paths"`
+	Components json.RawMessage            `json:"components,omitempty"`
+}
+
+// schemaFiles are the real schemas per group version, named after its
+// OpenAPI path with "-" for "/" (api-v1.json, apis-apps-v1.json).
+//
+//go:embed openapi/*.json
+var schemaFiles embed.FS
+
+// components returns the "components" member of the group version's
+// document: its schemas, or nil for a group version without a file (a
+// custom resource's).
+func components(gvPath string) json.RawMessage {
+	b, err := schemaFiles.ReadFile("openapi/" + strings.ReplaceAll(gvPath, "/", "-") + ".json")
+	if err != nil {
+		return nil
+	}
+	var f struct {
+		Components json.RawMessage `json:"components"`
+	}
+	if json.Unmarshal(b, &f) != nil {
+		return nil
+	}
+	return f.Components
 }
 
 type openAPIPathItem struct {
@@ -78,7 +111,7 @@ func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 		doc := docs[gvPath]
 		if doc == nil {
 			doc = &openAPIDoc{OpenAPI: "3.0.0", Info: map[string]string{"title": "Kubernetes (listwatch)", "version": "v1.32.0"},
-				Paths: map[string]openAPIPathItem{}}
+				Paths: map[string]openAPIPathItem{}, Components: components(gvPath)}
 			docs[gvPath] = doc
 			disco.Paths[gvPath] = openAPIGroupVersion{ServerRelativeURL: OpenAPIPrefix + "/" + gvPath}
 		}
@@ -90,7 +123,7 @@ func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 			OperationID: "patch" + res.Kind,
 			GVK:         map[string]string{"group": res.Group, "version": res.Version, "kind": res.Kind},
 			Parameters: []openAPIParameter{{Name: "fieldValidation", In: "query", Schema: map[string]string{"type": "string"},
-				Description: "accepted; the server is schemaless, so every field is known"}},
+				Description: "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn (the default) - Strict"}},
 		}}
 	}
 	out := OpenAPI{OpenAPIPrefix: negotiation.MustJSON(disco)}
