@@ -80,6 +80,15 @@ type countedConn struct {
 	once sync.Once
 }
 
+// SetLinger passes on to the TCP connection, so a reset (the kill fault,
+// serving.Reset) still reaches the client as a reset.
+func (c *countedConn) SetLinger(sec int) error {
+	if tc, ok := c.Conn.(*net.TCPConn); ok {
+		return tc.SetLinger(sec)
+	}
+	return nil
+}
+
 func (c *countedConn) Close() error {
 	c.once.Do(func() { c.l.open.Add(-1) })
 	return c.Conn.Close()

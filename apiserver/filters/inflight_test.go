@@ -139,3 +139,24 @@ func TestDefaultConnectionLimitsKeepHeadroom(t *testing.T) {
 	assert.GreaterOrEqual(t, conns-watches, min(1024, conns/4))
 	assert.Positive(t, watches)
 }
+
+// A counted connection can still be reset (the kill fault): the client
+// sees a reset, not an orderly end.
+func TestCountedConnectionsCanBeReset(t *testing.T) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ln := LimitListener(tcp, 10)
+	defer ln.Close()
+	client, err := net.Dial("tcp", tcp.Addr().String())
+	require.NoError(t, err)
+	defer client.Close()
+	srv, err := ln.Accept()
+	require.NoError(t, err)
+	l, ok := srv.(interface{ SetLinger(int) error })
+	require.True(t, ok, "the wrapper passes SetLinger on")
+	require.NoError(t, l.SetLinger(0))
+	require.NoError(t, srv.Close())
+	_, err = client.Read(make([]byte, 1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "reset")
+}

@@ -74,7 +74,7 @@ func (c *Conn) CloseWrite() error {
 // Reset closes the connection with a TCP RST instead of an orderly close,
 // as tcpkill does: the peer sees the connection break, not end.
 func (c *Conn) Reset() {
-	if tc, ok := c.Conn.(*net.TCPConn); ok {
+	if tc, ok := c.Conn.(lingerer); ok {
 		_ = tc.SetLinger(0)
 	}
 	_ = c.Close()
@@ -207,8 +207,13 @@ func Reset(nc net.Conn) {
 		c.Reset()
 		return
 	}
-	if tc, ok := nc.(*net.TCPConn); ok {
+	if tc, ok := nc.(lingerer); ok {
 		_ = tc.SetLinger(0)
 	}
 	_ = nc.Close()
 }
+
+// lingerer is a connection that can be made to close with a reset: a
+// *net.TCPConn, or a wrapper that passes it on (the connection cap's
+// counted connections, apiserver/filters).
+type lingerer interface{ SetLinger(sec int) error }
