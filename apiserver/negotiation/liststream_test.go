@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -79,4 +80,15 @@ func BenchmarkWriteList(b *testing.B) {
 	for b.Loop() {
 		WriteList(&discard{h: http.Header{}}, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items)
 	}
+}
+
+// A LIST whose client went away stops encoding at once.
+func TestWriteListStopsWhenTheClientIsGone(t *testing.T) {
+	items := listItems(1000, 1024)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx)
+	w := &discard{h: http.Header{}}
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
+	assert.Zero(t, w.n, "nothing encoded for a client that is gone")
 }
