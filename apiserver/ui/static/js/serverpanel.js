@@ -96,9 +96,14 @@ export function isOwnWatch(own, resource, w) {
     w.description === navigator.userAgent;
 }
 
+// resourceName is the resource, then its group on a line of its own. The
+// group may break only before a dot (".apiextensions" / ".k8s.io"), never
+// inside a word (".apiextensions.k8s.i" / "o").
 function resourceName(gr) {
   const dot = gr.indexOf(".");
-  return dot < 0 ? [gr] : [gr.slice(0, dot), el("span", { class: "group" }, gr.slice(dot))];
+  if (dot < 0) return [gr];
+  const parts = gr.slice(dot).split(/(?=\.)/).flatMap((p, i) => (i ? [el("wbr"), p] : [p]));
+  return [gr.slice(0, dot), el("span", { class: "group" }, ...parts)];
 }
 
 function windowOf(c) {
