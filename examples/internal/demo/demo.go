@@ -35,8 +35,10 @@ type Printer struct {
 	colour bool
 }
 
-// labelWidth fits the longest label the examples use.
-const labelWidth = 10
+// labelWidth fits the longest label the examples use, and is the width of
+// the narration's layer column (narrate's longest layer, "streamwatcher"),
+// so that an example's own lines and the narration it shows line up.
+const labelWidth = len(narrate.StreamWatcher)
 
 // NewPrinter prints to w, with coloured labels when w is a terminal.
 func NewPrinter(w io.Writer) *Printer {

@@ -23,7 +23,7 @@ func ExamplePrinter() {
 	p.Say("event", "%-8s %s", "ADDED", "demo")
 	p.Section("next")
 	// Output:
-	// event      ADDED    demo
+	// event         ADDED    demo
 	//
 	// == next
 }
