@@ -149,9 +149,16 @@ func run(p *demo.Printer, delay time.Duration, changes int, resync time.Duration
 		if slowBehind < 0 && fast.changes.Load() == int64(changes) {
 			slowBehind = int64(slowReg.Pending())
 		}
-		p.Say("backlog", "+%-6v fast: %2d handled, %2d pending   slow: %2d handled, %2d pending",
+		// What is neither handled nor pending is the notification the slow
+		// handler is in the middle of: say so, or the numbers do not add up.
+		slowDone, slowPending := slow.changes.Load(), slowReg.Pending()
+		inHand := ""
+		if busy := int64(changes) - slowDone - int64(slowPending); busy > 0 {
+			inHand = fmt.Sprintf(", %d in its handler", busy)
+		}
+		p.Say("backlog", "+%-6v fast: %2d handled, %2d pending   slow: %2d handled, %2d pending%s",
 			time.Since(burstStart).Round(100*time.Millisecond),
-			fast.changes.Load(), fastReg.Pending(), slow.changes.Load(), slowReg.Pending())
+			fast.changes.Load(), fastReg.Pending(), slowDone, slowPending, inHand)
 	}
 	p.Say("backlog", "+%-6v slow caught up; the informer (and the fast handler) never waited for it",
 		time.Since(burstStart).Round(100*time.Millisecond))

@@ -154,19 +154,22 @@ func run(p *demo.Printer, s settings) error {
 	if s.write {
 		obj := demo.ConfigMap(name, map[string]string{"step": "1"}, nil)
 		obj.Metadata.Namespace = s.namespace
+		// Each change is said before it is made, so that it prints
+		// before the event it causes, which may arrive before the
+		// request returns.
+		p.Say("change", "create ConfigMap %s/%s", s.namespace, name)
 		if _, err := cms.Create(ctx, obj); err != nil {
 			return err
 		}
-		p.Say("change", "created ConfigMap %s/%s", s.namespace, name)
 		_ = obj.Set("data", []byte(`{"step":"2"}`))
+		p.Say("change", "update it: step=2")
 		if _, err := cms.Update(ctx, obj); err != nil {
 			return err
 		}
-		p.Say("change", "updated it")
+		p.Say("change", "delete it")
 		if err := cms.Delete(ctx, name, client.DeleteOptions{}); err != nil {
 			return err
 		}
-		p.Say("change", "deleted it")
 	}
 	time.Sleep(s.watchFor)
 
