@@ -411,12 +411,18 @@ func TestStatsDescribeWatchers(t *testing.T) {
 	w := e.watch(WatchOptions{Namespace: "ns", Label: sel, Field: fs, Description: "kubectl/v1.32", Transport: "websocket", Request: "/api/v1/namespaces/ns/configmaps?watch=1", AllowBookmarks: true, SendInitialEvents: ptr(false)})
 	o := e.create("ns", "a", map[string]string{"app": "x"}, "")
 	frames(t, w, 1)
-	st := e.c.Stats()
+	// The dispatcher counts an event once it has handed it to every
+	// watcher, so the frame can reach this watcher a moment before the
+	// count moves: wait for the count, then read the rest of the snapshot.
+	var st Stats
+	require.Eventually(t, func() bool {
+		st = e.c.Stats()
+		return st.EventsDispatched == 1
+	}, 5*time.Second, time.Millisecond)
 	assert.Equal(t, "configmaps", st.Resource)
 	assert.Equal(t, rv(o), st.Revision)
 	assert.Equal(t, 1, st.HistoryLen)
 	assert.Equal(t, 50, st.HistoryCap)
-	assert.Equal(t, int64(1), st.EventsDispatched)
 	require.Len(t, st.Watchers, 1)
 	ws := st.Watchers[0]
 	assert.Equal(t, w.ID(), ws.ID)
