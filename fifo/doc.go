@@ -15,7 +15,7 @@
 // This package has the three queues client-go's informers have used. The
 // informer package picks the newest by default; the other two stay
 // selectable, because the differences are the lesson (docs chapter 07 and
-// examples/11-queue-evolution run one re-list through all three).
+// examples/12-queue-evolution run one re-list through all three).
 //
 // DeltaFIFO (until Kubernetes 1.33, and the queue the source articles
 // describe) is keyed: all deltas for one object wait together under its

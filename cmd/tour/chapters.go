@@ -28,7 +28,7 @@ func chapterStart(url, queue string) chapterText {
 			"%s, then WATCHes from the list's resourceVersion. That is client-go as the articles knew it "+
 			"(list-then-watch, DeltaFIFO); since Kubernetes 1.35 its Reflector streams the initial state "+
 			"over the watch instead (watch-list), and since 1.36 its queue is an atomic RealFIFO "+
-			"(docs/07-deltafifo.md compares the three queues).", url, queue),
+			"(go run ./examples/12-queue-evolution shows all three).", url, queue),
 		"the LIST asks for resourceVersion=0 (\"whatever the watch cache has\"); the WATCH starts " +
 			"at the resourceVersion the list returned and asks for bookmarks and a timeout. The handler " +
 			"is told about alpha with \"initial list\"."}
