@@ -197,7 +197,7 @@ func makeChanges(ctx context.Context, p *demo.Printer, cms *client.ResourceClien
 func overWebsocket(ctx context.Context, p *demo.Printer, base, path string, cms *client.ResourceClient, width int) error {
 	p.Section("2. the same watch over a websocket: one message per event")
 	wsURL := "ws" + strings.TrimPrefix(base, "http") + path
-	p.Say("by hand", "go run ./cmd/wswatch '%s'   (websocat, with nothing to install)", wsURL)
+	p.Say("by hand", "go run ./cmd/wswatch '%s'   (like websocat, with nothing to install)", wsURL)
 	p.Say("note", "same resourceVersion, so the server replays the same four changes from its watch cache")
 
 	cfg, err := websocket.NewConfig(wsURL, base)
@@ -215,7 +215,10 @@ func overWebsocket(ctx context.Context, p *demo.Printer, base, path string, cms 
 		_ = raw.Close()
 		return fmt.Errorf("websocket handshake: %w", err)
 	}
-	defer conn.Close()
+	// Closed once: at the end, to show the client's answer to the server's
+	// close frame in its place, or on the way out after an error.
+	closeWS := sync.OnceValue(conn.Close)
+	defer closeWS()
 
 	start := time.Now()
 	n := 0
@@ -247,6 +250,8 @@ func overWebsocket(ctx context.Context, p *demo.Printer, base, path string, cms 
 	demo.Check(tapped.endedWith("\x88\x02\x03\xe8"), "the websocket did not end with a close frame, status 1000")
 	p.Say("end", "after %v the server closed the websocket: a close frame (0x88) with status 1000 (0x03e8), then EOF",
 		time.Since(start).Round(100*time.Millisecond))
+	_ = closeWS()
+	p.Say("end", "we answer with a close frame of our own (the line above): 0x88, 0x82 (2 bytes, masked as every client frame must be), the 4-byte mask, status 1000 masked")
 	p.Say("end", "%d messages; no HTTP chunks here: the websocket frames each event instead", n)
 	demo.Check(n == 5, "expected 5 websocket messages (4 replayed, 1 live), got %d", n)
 	return nil
