@@ -20,13 +20,27 @@ type Handlers struct {
 	reg    *registry.Registry
 	watch  *watchserver.Server
 	tracer *narrate.Tracer
+	// protobufWatch is the Encoding of every protobuf watch; its frames
+	// are re-encoded once per event for all such watches.
+	protobufWatch *watchserver.Encoding
 }
 
 // New returns the handlers of the resources in reg over st; watches are
 // served by ws.
 func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
-	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer}
+	frames := negotiation.NewProtobufWatchFrames(protobufFramesRemembered)
+	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer,
+		protobufWatch: &watchserver.Encoding{
+			ContentType: negotiation.ProtobufWatchContentType,
+			Binary:      true,
+			NewFrame:    func() func([]byte) []byte { return frames.Frame },
+		}}
 }
+
+// protobufFramesRemembered is how many re-encoded watch frames are kept:
+// enough for a burst of events that every protobuf watch of a resource is
+// still catching up on.
+const protobufFramesRemembered = 4096
 
 // Serve runs one resource request whose verb the route table has found
 // (VerbOf) and allowed: it parses what the verb reads from the query and

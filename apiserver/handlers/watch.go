@@ -37,20 +37,13 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 	}
 	timeout := watchTimeout(p.timeoutSeconds)
 	h.watch.Serve(w, r, watchserver.Request{Cacher: ri.Entry.Cacher, Options: opts, Timeout: timeout,
-		Resource: ri.Entry.Name, Namespace: ri.Namespace, Encoding: watchEncoding(ri.Entry.Resource, out)})
-}
-
-// protobufWatch is the Encoding of a watch whose client prefers protobuf.
-var protobufWatch = &watchserver.Encoding{
-	ContentType: negotiation.ProtobufWatchContentType,
-	Binary:      true,
-	NewFrame:    func() func([]byte) []byte { return negotiation.ProtobufWatchFrame },
+		Resource: ri.Entry.Name, Namespace: ri.Namespace, Encoding: h.watchEncoding(ri.Entry.Resource, out)})
 }
 
 // watchEncoding picks how a watch writes its events: Tables for kubectl
 // get -w, protobuf frames for a client that prefers protobuf and a kind
 // that has a protobuf message, else the cacher's JSON frames as they are.
-func watchEncoding(res *registry.Resource, out negotiation.Output) *watchserver.Encoding {
+func (h *Handlers) watchEncoding(res *registry.Resource, out negotiation.Output) *watchserver.Encoding {
 	switch {
 	case out.Table != "":
 		// kubectl get -w: each event a Table of one row, as the real
@@ -58,7 +51,7 @@ func watchEncoding(res *registry.Resource, out negotiation.Output) *watchserver.
 		return &watchserver.Encoding{ContentType: negotiation.JSONContentType,
 			NewFrame: func() func([]byte) []byte { return res.TableWatchFrame(out.Table) }}
 	case out.Protobuf && protobuf.Default().Knows(res.APIVersion(), res.Kind):
-		return protobufWatch
+		return h.protobufWatch
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"listwatch/api"
 	"listwatch/api/protobuf"
@@ -168,4 +170,55 @@ func ProtobufWatchFrame(jsonFrame []byte) []byte {
 		obj, _, _ = protobufResponse(st.AppendJSON(nil))
 	}
 	return s.AppendWatchFrame(nil, ev.Type, obj)
+}
+
+// ProtobufWatchFrames re-encodes JSON watch frames as protobuf frames,
+// remembering the last few: the watch cache encodes each event once and
+// hands the same frame to every watcher, so with a thousand protobuf
+// watches on a resource the transcoding is done once per event, not a
+// thousand times. It is safe for concurrent use.
+type ProtobufWatchFrames struct {
+	mu   sync.Mutex
+	done map[*byte]protobufFrame
+	ring []*byte // keys in insertion order, for eviction
+	next int
+}
+
+// protobufFrame is a remembered frame. The entry keeps the JSON frame
+// itself alive, so its address cannot be reused for another frame while
+// the entry exists: the pointer and length identify it.
+type protobufFrame struct {
+	json, out []byte
+}
+
+// NewProtobufWatchFrames remembers up to size frames.
+func NewProtobufWatchFrames(size int) *ProtobufWatchFrames {
+	return &ProtobufWatchFrames{done: make(map[*byte]protobufFrame, size), ring: make([]*byte, size)}
+}
+
+// Frame returns ProtobufWatchFrame(jsonFrame), from memory when the same
+// shared frame was re-encoded before.
+func (p *ProtobufWatchFrames) Frame(jsonFrame []byte) []byte {
+	if len(jsonFrame) == 0 {
+		return ProtobufWatchFrame(jsonFrame)
+	}
+	key := unsafe.SliceData(jsonFrame)
+	p.mu.Lock()
+	if f, ok := p.done[key]; ok && len(f.json) == len(jsonFrame) {
+		p.mu.Unlock()
+		return f.out
+	}
+	p.mu.Unlock()
+	out := ProtobufWatchFrame(jsonFrame)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.done[key]; !ok {
+		if old := p.ring[p.next]; old != nil {
+			delete(p.done, old)
+		}
+		p.ring[p.next] = key
+		p.next = (p.next + 1) % len(p.ring)
+	}
+	p.done[key] = protobufFrame{json: jsonFrame, out: out}
+	return out
 }

@@ -351,3 +351,26 @@ func protobufErrorObject(t *testing.T, frame string) []byte {
 	require.Equal(t, "ERROR", ev.Type)
 	return ev.Object
 }
+
+// TestProtobufWatchFramesRemembers: the same shared frame is re-encoded
+// once; another frame, even with the same bytes, is encoded on its own;
+// the oldest frames are forgotten first.
+func TestProtobufWatchFramesRemembers(t *testing.T) {
+	p := NewProtobufWatchFrames(2)
+	frame := func(name string) []byte {
+		return []byte(`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"` + name + `"}}}` + "\n")
+	}
+	a, b, c := frame("a"), frame("b"), frame("c")
+	first := p.Frame(a)
+	assert.Equal(t, ProtobufWatchFrame(a), first)
+	again := p.Frame(a)
+	assert.Same(t, &first[0], &again[0], "remembered, not re-encoded")
+	twin := p.Frame(frame("a"))
+	assert.Equal(t, first, twin)
+	assert.NotSame(t, &first[0], &twin[0], "another frame with the same bytes is its own entry")
+	p.Frame(b)
+	p.Frame(c)
+	later := p.Frame(a)
+	assert.Equal(t, first, later)
+	assert.NotSame(t, &first[0], &later[0], "a was forgotten")
+}
