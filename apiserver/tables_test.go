@@ -89,6 +89,11 @@ func TestTableWatch(t *testing.T) {
 		{"watch-table-deployments.jsonl", "/apis/apps/v1/namespaces/fixtures2/deployments",
 			`{"metadata":{"name":"wt-deploy","labels":{"app":"wt"}},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"wt"}},"template":{"metadata":{"labels":{"app":"wt"}},"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}`,
 			`{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.28"}]}}}}`},
+		// A Pod's deletion is two events, MODIFIED (Terminating) then
+		// DELETED, as the real server deletes an unscheduled Pod.
+		{"watch-table-pods.jsonl", "/api/v1/namespaces/fixtures2/pods",
+			`{"metadata":{"name":"wt-pod","labels":{"app":"wt"}},"spec":{"containers":[{"name":"main","image":"busybox:1.36","command":["sleep","3600"]}]}}`,
+			`{"metadata":{"labels":{"tier":"x"}}}`},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			list := ts.do(req{path: c.path + "?limit=500", header: kubectlGetAccept}).mustCode(t, http.StatusOK)
@@ -131,7 +136,7 @@ func TestTableWatch(t *testing.T) {
 				row := rows[0].(map[string]any)
 				obj := row["object"].(map[string]any)["metadata"].(map[string]any)
 				assert.Equal(t, obj["resourceVersion"], go_["metadata"].(map[string]any)["resourceVersion"], "the Table is at the event's resourceVersion")
-				if c.fixture == "watch-table-deployments.jsonl" {
+				if c.fixture != "watch-table-kubectl-get-w.jsonl" {
 					cells := row["cells"].([]any)
 					wantCells := wo["rows"].([]any)[0].(map[string]any)["cells"].([]any)
 					cells[4], wantCells[4] = "", "" // Age
