@@ -24,6 +24,7 @@ targets=(
   "./api FuzzParseFieldSelector"             # ?fieldSelector=
   "./api FuzzParseResourceVersion"           # ?resourceVersion= and metadata.resourceVersion
   "./api FuzzSelectorLimits"                 # selector size limits; set lookup by binary search
+  "./api FuzzDecodeEvent"                    # a watch event decoded where it lies in a stream (one scan)
   "./api/protobuf FuzzTranscode"             # protobuf bodies and watch objects <-> JSON, every served kind
   "./api/protobuf FuzzConform"               # every built-in object stored: typed check, unknown fields dropped
   "./apiserver/handlers FuzzListParams"      # every list/watch query parameter

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -153,5 +154,35 @@ func FuzzParseResourceVersion(f *testing.F) {
 		back, err := ParseResourceVersion(FormatResourceVersion(n))
 		require.NoError(t, err)
 		require.Equal(t, n, back)
+	})
+}
+
+// DecodeEvent reads what UnmarshalJSON reads, and stops at the event's end
+// whatever follows it: that is how a watch stream is framed and decoded in
+// one scan.
+func FuzzDecodeEvent(f *testing.F) {
+	f.Add([]byte(`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}`), []byte(`{"type":`))
+	f.Add([]byte(`{"object":{"kind":"Status","code":410},"type":"ERROR"}`), []byte("\n"))
+	f.Fuzz(func(t *testing.T, data, next []byte) {
+		var want Event
+		wantErr := want.UnmarshalJSON(data)
+		stream := append(append(append([]byte(nil), data...), '\n'), next...)
+		got, n, err := DecodeEvent(stream)
+		if wantErr == nil {
+			require.NoError(t, err, "%q", stream)
+			require.Equal(t, len(bytes.TrimRight(data, " \t\r\n")), n, "the event ends where its bytes end")
+			a, _ := json.Marshal(&want)
+			b, _ := json.Marshal(&got)
+			require.Equal(t, string(a), string(b))
+			return
+		}
+		if err != nil {
+			require.ErrorIs(t, err, ErrInvalidJSON)
+			return
+		}
+		// data was not one event alone, but the stream starts with one.
+		require.LessOrEqual(t, n, len(stream))
+		var again Event
+		require.NoError(t, again.UnmarshalJSON(stream[:n]), "%q", stream[:n])
 	})
 }

@@ -25,56 +25,71 @@ var errSyntax = ErrInvalidJSON
 
 // eachMember calls fn for every member of the JSON object in data, in order,
 // with the decoded key and the raw bytes of the value (whitespace trimmed).
+// data must be the object alone, give or take whitespace.
 func eachMember(data []byte, fn func(key string, val []byte) error) error {
-	i := skipSpace(data, 0)
+	end, err := walkObject(data, skipSpace(data, 0), func(key string, data []byte, i int) (int, error) {
+		end, err := skipValue(data, i)
+		if err != nil {
+			return 0, err
+		}
+		return end, fn(key, data[i:end])
+	})
+	if err != nil {
+		return err
+	}
+	if skipSpace(data, end) != len(data) {
+		return fmt.Errorf("%w: data after the object", errSyntax)
+	}
+	return nil
+}
+
+// walkObject walks the JSON object that starts at data[i] and returns the
+// offset just past it; what follows is not looked at. For each member it
+// calls member with the decoded key and the offset of the value, and
+// member returns the offset just past the value: it may skip the value
+// (skipValue) or decode it where it lies, so a value is scanned only once.
+func walkObject(data []byte, i int, member func(key string, data []byte, i int) (int, error)) (int, error) {
 	if i >= len(data) || data[i] != '{' {
-		return fmt.Errorf("%w: expected an object", errSyntax)
+		return 0, fmt.Errorf("%w: expected an object", errSyntax)
 	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		if j := skipSpace(data, i+1); j != len(data) {
-			return fmt.Errorf("%w: data after the object", errSyntax)
-		}
-		return nil
+		return i + 1, nil
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return fmt.Errorf("%w: expected a member name at offset %d", errSyntax, i)
+			return 0, fmt.Errorf("%w: expected a member name at offset %d", errSyntax, i)
 		}
-		end, err := skipValue(data, i)
+		end, err := skipString(data, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		key, err := unquote(data[i:end])
 		if err != nil {
-			return err
+			return 0, err
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return fmt.Errorf("%w: expected ':' after %q", errSyntax, key)
+			return 0, fmt.Errorf("%w: expected ':' after %q", errSyntax, key)
 		}
 		i = skipSpace(data, i+1)
-		end, err = skipValue(data, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, data[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(data, end)
 		if i >= len(data) {
-			return fmt.Errorf("%w: unexpected end of object", errSyntax)
+			return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+		}
+		if i, err = member(key, data, i); err != nil {
+			return 0, err
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, fmt.Errorf("%w: unexpected end of object", errSyntax)
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case '}':
-			if j := skipSpace(data, i+1); j != len(data) {
-				return fmt.Errorf("%w: data after the object", errSyntax)
-			}
-			return nil
+			return i + 1, nil
 		default:
-			return fmt.Errorf("%w: expected ',' or '}' at offset %d", errSyntax, i)
+			return 0, fmt.Errorf("%w: expected ',' or '}' at offset %d", errSyntax, i)
 		}
 	}
 }

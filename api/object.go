@@ -148,27 +148,42 @@ func appendFields(dst []byte, fields []Field) []byte {
 
 // UnmarshalJSON reads any JSON object. Unknown members are kept verbatim.
 func (o *Object) UnmarshalJSON(data []byte) error {
+	end, err := o.decodeAt(data, skipSpace(data, 0))
+	if err == nil && skipSpace(data, end) != len(data) {
+		err = fmt.Errorf("decoding object: %w: data after the object", errSyntax)
+	}
+	return err
+}
+
+// decodeAt decodes the object that starts at data[i] and returns the offset
+// just past it, each member's bytes scanned once.
+func (o *Object) decodeAt(data []byte, i int) (int, error) {
 	*o = Object{}
-	err := eachMember(data, func(key string, val []byte) error {
+	end, err := walkObject(data, i, func(key string, data []byte, i int) (int, error) {
+		end, err := skipValue(data, i)
+		if err != nil {
+			return 0, err
+		}
+		val := data[i:end]
 		switch key {
 		case "kind":
-			return unquoteInto(&o.Kind, key, val)
+			return end, unquoteInto(&o.Kind, key, val)
 		case "apiVersion":
-			return unquoteInto(&o.APIVersion, key, val)
+			return end, unquoteInto(&o.APIVersion, key, val)
 		case "metadata":
 			if isNull(val) {
-				return nil
+				return end, nil
 			}
-			return o.Metadata.UnmarshalJSON(val)
+			return end, o.Metadata.UnmarshalJSON(val)
 		default:
 			o.Fields = append(o.Fields, Field{Name: key, Value: append(json.RawMessage(nil), val...)})
-			return nil
+			return end, nil
 		}
 	})
 	if err != nil {
-		return fmt.Errorf("decoding object: %w", err)
+		return 0, fmt.Errorf("decoding object: %w", err)
 	}
-	return nil
+	return end, nil
 }
 
 // unquoteInto decodes a string member; null leaves the target empty.

@@ -65,6 +65,9 @@ type Config struct {
 	BearerToken string
 	// CAFile is a PEM file of certificate authorities to trust for https.
 	CAFile string
+	// CAData is the same as PEM bytes (a kubeconfig's
+	// certificate-authority-data); both may be set.
+	CAData []byte
 	// Insecure skips verifying the server's certificate. For local tests
 	// only.
 	Insecure bool
@@ -87,7 +90,27 @@ type Config struct {
 	// the server's bookmark period (about a minute on Kubernetes) so a
 	// quiet but healthy watch is not cut. Zero turns it off.
 	IdleWatchTimeout time.Duration
+	// HTTP2ReadIdleTimeout and HTTP2PingTimeout are the health check of an
+	// HTTP/2 connection, which an https server negotiates by ALPN and
+	// which then carries every request and watch of this client: when no
+	// frame at all has arrived for ReadIdleTimeout the client sends a
+	// PING, and when no answer comes within PingTimeout it closes the
+	// connection, ending every watch on it like a dropped connection (they
+	// re-watch from their last resourceVersion). Zero means client-go's
+	// defaults since Kubernetes 1.20 (kubernetes PR 95981): 30 s and 15 s;
+	// a negative ReadIdleTimeout turns the check off.
+	HTTP2ReadIdleTimeout time.Duration
+	HTTP2PingTimeout     time.Duration
+	// DisableHTTP2 keeps https on HTTP/1.1, one connection per watch.
+	DisableHTTP2 bool
 }
+
+// client-go's HTTP/2 health check defaults (k8s.io/apimachinery's
+// util/net, since kubernetes PR 95981).
+const (
+	DefaultHTTP2ReadIdleTimeout = 30 * time.Second
+	DefaultHTTP2PingTimeout     = 15 * time.Second
+)
 
 // Client sends requests to one API server. It is safe for concurrent use;
 // make one and share it.
@@ -124,14 +147,19 @@ func New(cfg Config) (*Client, error) {
 	}
 
 	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in, for local tests
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("client: reading CAFile: %w", err)
-		}
+	if cfg.CAFile != "" || len(cfg.CAData) > 0 {
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("client: CAFile %s holds no PEM certificate", cfg.CAFile)
+		if cfg.CAFile != "" {
+			pem, err := os.ReadFile(cfg.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("client: reading CAFile: %w", err)
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("client: CAFile %s holds no PEM certificate", cfg.CAFile)
+			}
+		}
+		if len(cfg.CAData) > 0 && !pool.AppendCertsFromPEM(cfg.CAData) {
+			return nil, fmt.Errorf("client: CAData holds no PEM certificate")
 		}
 		tlsConfig.RootCAs = pool
 	}
@@ -139,7 +167,16 @@ func New(cfg Config) (*Client, error) {
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.TLSClientConfig = tlsConfig
+		// A copy: HTTP/2 adds "h2" to its ALPN protocols, which a
+		// websocket's own TLS connection must not offer.
+		t.TLSClientConfig = tlsConfig.Clone()
+		if cfg.DisableHTTP2 {
+			// A non-nil, empty TLSNextProto turns net/http's own HTTP/2 off.
+			t.ForceAttemptHTTP2 = false
+			t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		} else if err := configureHTTP2(t, cfg.HTTP2ReadIdleTimeout, cfg.HTTP2PingTimeout); err != nil {
+			return nil, err
+		}
 		// No Client.Timeout: it would cut every watch. Each call is
 		// bounded by its context instead.
 		httpClient = &http.Client{Transport: t}

@@ -121,6 +121,10 @@ func IsProbableEOF(err error) bool {
 		return true
 	case strings.Contains(msg, "http2: server sent GOAWAY and closed the connection"):
 		return true
+	case strings.Contains(msg, "http2: client connection lost"):
+		// The HTTP/2 health check gave up on the connection (http2.go):
+		// every watch on it was dropped, none is broken.
+		return true
 	case strings.Contains(msg, "connection reset by peer"):
 		return true
 	case strings.Contains(msg, "broken pipe"):

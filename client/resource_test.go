@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -373,4 +374,19 @@ func TestWatchQuery(t *testing.T) {
 		assert.Equal(t, "application/json", h.Get("Accept"))
 		requireClosed(t, w)
 	})
+}
+
+func TestConfigHTTP2AndCAData(t *testing.T) {
+	_, err := New(Config{Host: "https://127.0.0.1:1", CAData: []byte("not a certificate")})
+	assert.Error(t, err, "CAData that holds no certificate")
+	for _, cfg := range []Config{
+		{Host: "https://127.0.0.1:1"},
+		{Host: "https://127.0.0.1:1", HTTP2ReadIdleTimeout: time.Second, HTTP2PingTimeout: time.Second},
+		{Host: "https://127.0.0.1:1", HTTP2ReadIdleTimeout: -1},
+		{Host: "https://127.0.0.1:1", DisableHTTP2: true},
+	} {
+		c, err := New(cfg)
+		require.NoError(t, err)
+		c.CloseIdleConnections()
+	}
 }
