@@ -31,6 +31,7 @@ targets=(
   "./apiserver/negotiation FuzzDecodeObject" # create/update bodies (JSON)
   "./apiserver/negotiation FuzzProtobufBody" # create/update bodies (protobuf, as kubectl sends)
   "./apiserver/patch FuzzPatch"              # merge, JSON and strategic merge patches; 4xx or bounded valid JSON
+  "./apiserver/patch FuzzApply"              # server-side apply bodies (YAML) and ownership
   "./apiserver/handlers FuzzContinueToken"   # ?continue=
   "./client FuzzEventDecoder"                # a watch stream cut into events, however it is split
   "./client FuzzStreamWatcher"               # a watch body end to end: events, ERROR, close, Stop

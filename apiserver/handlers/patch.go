@@ -23,7 +23,8 @@ import (
 func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
 	res := ri.Entry.Resource
 	patchType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if !patch.Supported(patchType) {
+	isApply := patchType == patch.ApplyPatchType
+	if !patch.Supported(patchType) && !isApply {
 		negotiation.WriteStatus(w, r, patch.UnsupportedType())
 		return
 	}
@@ -42,7 +43,14 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		return
 	}
 	var warnings []string
-	apply, err := patch.Func(patchType, body)
+	var apply func([]byte) ([]byte, error)
+	var applied []byte
+	var applyReq patch.ApplyRequest
+	if isApply {
+		apply, applied, applyReq, err = applyFunc(r, res.APIVersion(), body) // apply.go
+	} else {
+		apply, err = patch.Func(patchType, body)
+	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
@@ -86,6 +94,10 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		}
 		return prepareWrite(res, ri, next, cur)
 	})
+	if isApply && api.IsNotFound(err) && ri.Subresource == "" {
+		h.createByApply(w, r, ri, applied, applyReq, directive)
+		return
+	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
