@@ -175,6 +175,9 @@ func (r *Reflector) ListAndWatch(ctx context.Context) error {
 		var err error
 		w, err = r.watchList(ctx)
 		if ctx.Err() != nil {
+			if w != nil {
+				w.Stop() // streamed, then stopped before watching: not ours to leak
+			}
 			return nil
 		}
 		if err != nil {

@@ -194,3 +194,30 @@ func TestUnknownInitialListModeIsAnError(t *testing.T) {
 	r := New(newFakeLW(), newRecordingStore(), Options{InitialList: "Telepathy"})
 	assert.ErrorContains(t, r.ListAndWatch(context.Background()), `unknown InitialList mode "Telepathy"`)
 }
+
+// cancelOnReplace cancels the Reflector's context as the watch-list's state
+// is handed over, so ListAndWatch sees ctx done while holding an open watch.
+type cancelOnReplace struct {
+	*recordingStore
+	cancel context.CancelFunc
+}
+
+func (s cancelOnReplace) Replace(list []*api.Object, rv string) error {
+	s.cancel()
+	return s.recordingStore.Replace(list, rv)
+}
+
+// A watch-list that succeeds just as the context ends leaves no watch open.
+func TestWatchListStopsItsWatchWhenCancelledAfterTheStream(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	lw := newFakeLW()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := New(lw, cancelOnReplace{newRecordingStore(), cancel}, Options{Clock: clock.NewFake(time.Now())})
+	done := make(chan error, 1)
+	go func() { done <- r.ListAndWatch(ctx) }()
+	w := lw.nextWatch(t)
+	w.send(t, initialEventsEnd("7"))
+	require.NoError(t, <-done)
+	w.waitStopped(t)
+}
