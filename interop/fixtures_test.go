@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -114,6 +115,21 @@ func newClientGoWatcher(body io.ReadCloser) (watch.Interface, error) {
 	return watch.NewStreamWatcher(restclientwatch.NewDecoder(dec, objectDecoder), errReporter{}), nil
 }
 
+// newDynamicClientGoWatcher decodes a watch stream as client-go's dynamic
+// client does for custom resources, whose kinds no typed scheme knows: the
+// WatchEvent envelope as usual, each object into an
+// *unstructured.Unstructured.
+func newDynamicClientGoWatcher(body io.ReadCloser) (watch.Interface, error) {
+	codecs := serializer.NewCodecFactory(clientGoScheme)
+	negotiator := runtime.NewClientNegotiator(codecs.WithoutConversion(), corev1.SchemeGroupVersion)
+	_, streamingSerializer, framer, err := negotiator.StreamDecoder("application/json", nil)
+	if err != nil {
+		return nil, err
+	}
+	dec := streaming.NewDecoder(framer.NewFrameReader(body), streamingSerializer)
+	return watch.NewStreamWatcher(restclientwatch.NewDecoder(dec, unstructured.UnstructuredJSONScheme), errReporter{}), nil
+}
+
 // errReporter turns a decode error into a 500 Status event, as client-go's
 // errors.NewClientErrorReporter does.
 type errReporter struct{}
@@ -168,7 +184,13 @@ func TestRecordedWatchStreamsDecode(t *testing.T) {
 			require.NoError(t, err)
 			want := wireEvents(t, data)
 
-			cg, err := newClientGoWatcher(io.NopCloser(bytes.NewReader(data)))
+			// A custom resource's stream is read as client-go's dynamic
+			// client reads it; every other one with the typed scheme.
+			newWatcher := newClientGoWatcher
+			if strings.HasPrefix(name, "watch-crd-") {
+				newWatcher = newDynamicClientGoWatcher
+			}
+			cg, err := newWatcher(io.NopCloser(bytes.NewReader(data)))
 			require.NoError(t, err)
 			var fromClientGo []eventSummary
 			for ev := range cg.ResultChan() {
