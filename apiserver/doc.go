@@ -54,6 +54,8 @@
 //	patch/        JSON merge, strategic merge and JSON patch
 //	discovery/    /version, /api, /apis and a minimal OpenAPI v3
 //	faults/       the workshop fault switches
+//	crd/          CustomResourceDefinitions: each one served as a resource
+//	              (customresources.go installs and removes them)
 //	serving/      connections, TLS and HTTP/2 (ALPN, kube-apiserver's
 //	              SETTINGS), a generated certificate and its kubeconfig
 //

@@ -84,6 +84,11 @@ func TestCustomResourceDefinitionServesItsResource(t *testing.T) {
 	w, err := widgets.Watch(ctx, api.ListOptions{})
 	require.NoError(t, err)
 	defer w.Stop()
+	// The same watch over a websocket.
+	wsClient := newClient(t, srv, client.Config{Transport: client.TransportWebSocket})
+	ws, err := wsClient.Resource(widgetsGVR).Namespace("default").Watch(ctx, api.ListOptions{})
+	require.NoError(t, err)
+	defer ws.Stop()
 
 	// Create: keys sorted as the real server writes custom resources,
 	// generation 1; unknown fields pruned.
@@ -153,6 +158,11 @@ func TestCustomResourceDefinitionServesItsResource(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(seen), 2)
 	assert.Equal(t, []string{"DELETED w1", "DELETED w2"}, seen[len(seen)-2:], "every event: %v", seen)
+	var seenWS []string
+	for ev := range ws.ResultChan() {
+		seenWS = append(seenWS, string(ev.Type)+" "+ev.Object.Metadata.Name)
+	}
+	assert.Equal(t, seen, seenWS, "the websocket watch sees the same events, then its end")
 	code, body = getBody(t, srv.URL()+"/apis/fixtures.example.com/v1/namespaces/default/widgets", "")
 	assert.Equal(t, http.StatusNotFound, code)
 	assert.Equal(t, string(fixtures.Read(t, "crd-deleted-widgets-list-404.txt")), body)
