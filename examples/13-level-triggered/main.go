@@ -1,4 +1,4 @@
-// Command 12-level-triggered runs two controllers side by side on the same
+// Command 13-level-triggered runs two controllers side by side on the same
 // lossy stream of events and shows why real controllers are
 // level-triggered. Both keep a number of "worker" ConfigMaps equal to the
 // replicas of the ConfigMap "web". The edge-triggered one acts on what each
@@ -10,7 +10,7 @@
 // controller's count drifts for good; the level controller is right after
 // the next event, or the next resync, whatever it missed.
 //
-//	go run ./examples/12-level-triggered
+//	go run ./examples/13-level-triggered
 package main
 
 import (

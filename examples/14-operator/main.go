@@ -1,4 +1,4 @@
-// Command 13-operator is an operator, built in four steps a workshop can
+// Command 14-operator is an operator, built in four steps a workshop can
 // follow: a CustomResourceDefinition for a kind of our own (Website), an
 // informer on it (our informers work on any resource), a reconcile that
 // turns each Website into built-in objects (a ConfigMap with its page, a
@@ -7,7 +7,7 @@
 // the Deployment gets Pods, the Pods get Ready, and deleting the Website
 // lets the garbage collector remove what it owned.
 //
-//	go run ./examples/13-operator
+//	go run ./examples/14-operator
 package main
 
 import (
