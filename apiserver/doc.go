@@ -27,8 +27,8 @@
 //	{"type":"MODIFIED","object":{...}}
 //
 // until the watch's timeout, when it ends the response cleanly and the
-// client sees EOF. kube-apiserver's WatchServer.ServeHTTP does exactly that;
-// if the request asks to upgrade to a websocket, the same events go out as
+// client sees EOF (or the server shuts down). kube-apiserver's
+// WatchServer.HandleHTTP does exactly that; if the request asks to upgrade to a websocket, the same events go out as
 // one text message each. Try it:
 //
 //	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
