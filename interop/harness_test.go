@@ -79,7 +79,10 @@ func startServer(t testing.TB, opts ...serverOption) *testServer {
 // the typed clientset means protobuf-first Accept headers and protobuf
 // request bodies.
 func (s *testServer) restConfig() *rest.Config {
-	return &rest.Config{Host: s.url, QPS: -1, UserAgent: "interop-test"}
+	cfg := &rest.Config{Host: s.url, QPS: -1, UserAgent: "interop-test"}
+	// A server with a generated certificate (SelfSignedTLS): trust it.
+	cfg.CAData = s.CACertificate()
+	return cfg
 }
 
 // readClient is a clientset on client-go's defaults: its reads ask for
