@@ -13,7 +13,8 @@
 //     prompts and output, shown, never run (a curl against a server
 //     you start in another terminal, kubectl against a real cluster);
 //   - ```sh blocks marked on the fence (```sh illustrative) or whose
-//     first line is "# illustrative" are likewise shown, never run;
+//     first line is "# illustrative" (perhaps followed by ": reason")
+//     are likewise shown, never run;
 //   - every other ```sh block is run, line by line, with bash from the
 //     repository's root, each line within a time limit, and must exit
 //     0 — except `go run ./cmd/tour` and `go run ./examples/...` lines,

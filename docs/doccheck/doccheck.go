@@ -22,12 +22,17 @@ type Block struct {
 
 // Illustrative reports whether a shell block is only shown, never run: a
 // console session, an sh block marked on its fence (```sh illustrative), or
-// one whose first line is "# illustrative".
+// one whose first line is the comment "# illustrative", alone or followed by
+// a reason ("# illustrative: minutes of load").
 func (b Block) Illustrative() bool {
 	if b.Info == "console" || slices.Contains(b.Attrs, "illustrative") {
 		return true
 	}
-	return len(b.Lines) > 0 && strings.TrimSpace(b.Lines[0]) == "# illustrative"
+	if len(b.Lines) == 0 {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(b.Lines[0]), "# illustrative")
+	return ok && (rest == "" || rest[0] == ':' || rest[0] == ' ')
 }
 
 // Commands returns the commands of an sh block: one per line, with

@@ -249,3 +249,26 @@ func TestShowsWhatItTeaches(t *testing.T) {
 		assert.Equal(t, want, ShowsWhatItTeaches(cmd), cmd)
 	}
 }
+
+// A block is illustrative by its fence, its kind, or a first-line comment
+// that may give a reason; a comment that merely starts with the same
+// letters does not count.
+func TestIllustrativeMarks(t *testing.T) {
+	for _, tc := range []struct {
+		md   string
+		want bool
+	}{
+		{"```sh\ngo version\n```\n", false},
+		{"```sh illustrative\ngo version\n```\n", true},
+		{"```console\n$ go version\n```\n", true},
+		{"```sh\n# illustrative\ngo version\n```\n", true},
+		{"```sh\n# illustrative: minutes of load\ngo version\n```\n", true},
+		{"```sh\n  # illustrative (needs a cluster)\ngo version\n```\n", true},
+		{"```sh\n# illustratively fast\ngo version\n```\n", false},
+		{"```sh\n# run this\n# illustrative\ngo version\n```\n", false},
+	} {
+		blocks := Blocks(tc.md)
+		require.Len(t, blocks, 1, tc.md)
+		assert.Equal(t, tc.want, blocks[0].Illustrative(), tc.md)
+	}
+}
