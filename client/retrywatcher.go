@@ -141,7 +141,11 @@ func (rw *RetryWatcher) receive(ctx context.Context) {
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		stop, retryAfter, why := rw.attempt(ctx)
-		if stop || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s: Stop was called or its context ended", rw.lastRV)
+			return
+		}
+		if stop {
 			rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s: %s", rw.lastRV, why)
 			return
 		}
@@ -151,7 +155,7 @@ func (rw *RetryWatcher) receive(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s", rw.lastRV)
+				rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s: Stop was called or its context ended", rw.lastRV)
 				return
 			case <-t.C:
 			}

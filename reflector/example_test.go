@@ -99,11 +99,11 @@ func Example() {
 	// reflector     event MODIFIED default/a rv=11
 	// store: update default/a
 	// reflector     event BOOKMARK rv=15
-	// reflector     watch closed cleanly after 2 events; re-watch from rv 15 without re-listing
+	// reflector     watch ended with no error after 2 events; re-watch from rv 15 without re-listing
 	// reflector     watch opened from rv 15 (timeoutSeconds=60, bookmarks on)
 	// reflector     event DELETED default/b rv=16
 	// store: delete default/b
-	// reflector     watch closed cleanly after 1 event; re-watch from rv 16 without re-listing
+	// reflector     watch ended with no error after 1 event; re-watch from rv 16 without re-listing
 	// reflector     stopped
 	// last synced rv: 16
 }

@@ -89,15 +89,18 @@ func (r *Reflector) watch(ctx context.Context, w client.Watcher, resyncErr <-cha
 		w = nil // handleWatch stopped it
 		switch {
 		case err == nil:
-			// The server ended the watch cleanly: its timeoutSeconds ran
-			// out, or it was restarted politely. This is the everyday case
-			// the first article's hand-written watch loop gets wrong, and
-			// the reason an informer never "goes quiet after 30 minutes":
+			// The watch ended with no error: the server's timeoutSeconds
+			// ran out, or it was restarted politely, or the connection
+			// dropped (the StreamWatcher takes a reset for an end of
+			// stream, as client-go does, so the two look alike here).
+			// This is the everyday case the first article's hand-written
+			// watch loop gets wrong, and the reason an informer never
+			// "goes quiet after 30 minutes":
 			// a closed ResultChan is not an error and not a reason to
 			// re-list. We simply open a new watch from the last
 			// resourceVersion we saw (events and BOOKMARKs keep it fresh),
 			// and the server replays whatever happened in between.
-			r.tr.Printf(narrate.Reflector, "%swatch closed cleanly after %s; re-watch from rv %s without re-listing",
+			r.tr.Printf(narrate.Reflector, "%swatch ended with no error after %s; re-watch from rv %s without re-listing",
 				r.prefix, plural(events, "event"), r.LastSyncResourceVersion())
 			continue
 		case errors.Is(err, errStopRequested):
