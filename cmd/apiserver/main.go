@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"listwatch/apiserver"
+	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/filters"
 	"listwatch/narrate"
 	"listwatch/store"
@@ -104,7 +105,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	bookmarkInterval := fs.Duration("bookmark-interval", apiserver.DefaultBookmarkInterval,
 		"how often watchers that asked for bookmarks (allowWatchBookmarks=true) get one")
 	historySize := fs.Int("history-size", 0,
-		"events each watch cache keeps to replay to watches that resume from an older resourceVersion (0: the watch cache's default); older ones get 410 Expired")
+		fmt.Sprintf("events each watch cache keeps to replay to watches that resume from an older resourceVersion (0: the watch cache's default, %d); older ones get 410 Expired", cacher.DefaultHistorySize))
 	historyBytes := fs.Int64("history-bytes", 0,
 		"bytes of events each watch cache keeps, each charged twice its object (0: the watch cache's default, 64 MiB); older ones get 410 Expired")
 	storeHistoryBytes := fs.Int64("store-history-bytes", 0,
@@ -119,11 +120,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"mutating requests (POST, PUT, PATCH, DELETE) served at once; more get 429 (kube-apiserver's flag and default); negative: no limit")
 	defConns, defWatches := filters.DefaultConnectionLimits()
 	maxWatches := fs.Int("max-watches", defWatches,
-		"open watches; more get 429 (default: the file-descriptor limit less headroom for other requests); negative: no limit")
+		"open watches; more get 429; the default is worked out from the file-descriptor limit, leaving headroom for other requests; negative: no limit")
 	maxConns := fs.Int("max-connections", defConns,
-		"open connections; more are answered 503 and closed (default: the file-descriptor limit less 256); negative: no limit")
+		"open connections; more are answered 503 and closed; the default is the file-descriptor limit less 256; negative: no limit")
 	watcherBuffer := fs.Int("watcher-buffer", 0,
-		"events queued per watcher before it counts as slow and is closed (0: the watch cache's default)")
+		fmt.Sprintf("events queued per watcher before it counts as slow and is closed (0: the watch cache's default, %d)", cacher.DefaultWatcherBuffer))
 	enableFaults := fs.Bool("enable-faults", false,
 		"serve the workshop fault switches under /faults/ (see above)")
 	token := fs.String("token", "",
