@@ -60,6 +60,8 @@ type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
 	Namespaced   bool     `json:"namespaced"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
@@ -126,6 +128,7 @@ func Build(resources []*registry.Entry, address string, started time.Time) *Docs
 		byGV[gv] = append(byGV[gv], apiResource{Name: res.Name, SingularName: res.SingularName,
 			Namespaced: res.Namespaced, Kind: res.Kind, Verbs: res.Verbs,
 			ShortNames: res.ShortNames, Categories: res.Categories})
+		byGV[gv] = append(byGV[gv], subresources(res)...)
 		if res.Group != "" && !slices.Contains(groups, res.Group) {
 			groups = append(groups, res.Group)
 		}
