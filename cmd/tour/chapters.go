@@ -107,6 +107,17 @@ func chapterKill() chapterText {
 			"Reflector recovers the same way: re-watch from the last resourceVersion."}
 }
 
+func chapterHTTP2(watches int) chapterText {
+	return chapterText{"A real cluster's transport: HTTP/2",
+		fmt.Sprintf("A real cluster speaks TLS, and client-go and the apiserver then agree on HTTP/2: "+
+			"every watch of a process becomes a stream of one TCP connection. We start a second "+
+			"apiserver with a generated certificate, open %d watches from one client, ask its debug "+
+			"view which connections carry them, and reset that connection.", watches),
+		"one connection, so one tcpkill ends every watch at once. The other side of the coin: a " +
+			"connection that goes silent is found by an HTTP/2 PING (client-go: after 30 s without a " +
+			"frame, 15 s to answer), which HTTP/1.1 has no equivalent of; examples/15-http2 shows it."}
+}
+
 func chapterExpired(burst, history int) chapterText {
 	return chapterText{"Away too long: 410 Expired, re-list, tombstone",
 		fmt.Sprintf("We unplug the informer's network and kill its watch, so its next request waits. "+

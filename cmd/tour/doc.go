@@ -22,19 +22,25 @@
 //     prints its spin counter, then the fix: re-watch from the last
 //     resourceVersion;
 //  6. kills the connection, as tcpkill does in the first article;
-//  7. runs a RetryWatcher (the second article's fix): it resumes from the
+//  7. starts a second apiserver on TLS and shows a real cluster's
+//     transport: three watches of one client on one HTTP/2 connection,
+//     all ended by one reset of it;
+//  8. runs a RetryWatcher (the second article's fix): it resumes from the
 //     last resourceVersion across a killed connection, and stops on 410
 //     after a compaction;
-//  8. unplugs the network while the cluster moves on (a delete, a burst of
+//  9. unplugs the network while the cluster moves on (a delete, a burst of
 //     writes, a compaction), so that the re-watch gets 410 Expired and the
 //     informer re-lists, reporting the delete it missed as a
-//     DeletedFinalStateUnknown tombstone;
-//  9. checks that the informer's cache converged on the server's state.
+//     DeletedFinalStateUnknown tombstone.
+//
+// Last (chapter 10), it checks that the informer's cache converged on the
+// server's state.
 //
 // Each chapter is one method of tour, listed in order by tour.steps: to
 // add one, write the method (it prints its heading with t.chapter and
 // returns an error if what it shows did not happen) and list it there.
-// Chapters about a side story (the websocket, the hot loop, RetryWatcher)
+// Chapters about a side story (the websocket, the hot loop, HTTP/2,
+// RetryWatcher)
 // narrow the narration to their own lines with spotlight.focus, so the
 // informer's routine re-watches do not bury them. No line is wider than
 // 100 columns: longer narration lines are folded (style.go).
@@ -49,7 +55,8 @@
 // every line every layer prints).
 //
 // Files: tour.go runs the chapters; chapters.go holds their text;
-// websocket.go, hotloop.go and retry.go are the side stories' chapters;
+// websocket.go, hotloop.go, http2.go and retry.go are the side stories'
+// chapters;
 // spotlight.go is the narration filter; wiretap.go shows the raw chunked
 // bytes as the client reads them off the socket; cable.go is the
 // ListerWatcher wrapper that can "unplug the network"; evidence.go records

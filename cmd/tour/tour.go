@@ -209,6 +209,7 @@ func (t *tour) steps() []step {
 		{"timeout", t.timeout},
 		{"continue", t.hotLoop},
 		{"kill", t.kill},
+		{"http2", t.overHTTP2},
 		{"retrywatcher", t.retryWatcher},
 		{"expired", t.expired},
 		{"converged", t.converged},

@@ -57,7 +57,7 @@ const (
 )
 
 // checks is how many ✓ the summary has: one per chapter but the last.
-const checks = 9
+const checks = 10
 
 // requireNarrow fails if a printed line is wider than maxColumns.
 func requireNarrow(t *testing.T, out string) {
