@@ -60,3 +60,19 @@ func TestDiscoveryListsSubresources(t *testing.T) {
 		assert.Equal(t, find(fixture(t, "discovery-api-v1.json"), name), find(core, name), name)
 	}
 }
+
+// kubectl scale goes through the scale subresource, as against a real
+// server (scale-patch-kubectl-200.json).
+func TestKubectlScale(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures2")
+	k := newKubectl(t, ts)
+	k.run("-n", "fixtures2", "create", "deployment", "web", "--image=nginx")
+	assert.Contains(t, k.run("-n", "fixtures2", "scale", "deploy", "web", "--replicas=3"), "deployment.apps/web scaled")
+	var spec struct {
+		Replicas int `json:"replicas"`
+	}
+	require.NoError(t, json.Unmarshal(ts.get("/apis/apps/v1/namespaces/fixtures2/deployments/web").object(t).Get("spec"), &spec))
+	assert.Equal(t, 3, spec.Replicas)
+	assert.Contains(t, k.run("-n", "fixtures2", "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"), "3")
+}
