@@ -43,16 +43,21 @@
 //
 //	filters/      authentication, the request log, body and write limits
 //	registry/     the resource table: kinds, scope, verbs, name rules,
-//	              namespaces, Table columns; and each resource's watch cache
+//	              namespaces, Table columns; and each resource's watch cache;
+//	              typed bodies (validation.go), finalizers and grace
+//	              periods (finalizers.go), field selectors per kind
 //	handlers/     one file per verb: get.go, list.go, create.go, update.go,
 //	              patch.go, delete.go, watch.go; params.go parses list and
-//	              watch queries, continue.go the continue tokens
+//	              watch queries, continue.go the continue tokens;
+//	              fieldvalidation.go, finalizers.go, apply.go, scale.go
 //	watchserver/  the WatchServer: one watch from cache watcher to wire
 //	cacher/       the watch cache that fans one store watch out
 //	negotiation/  what the client accepts, writing responses and Status
 //	              errors, reading JSON and protobuf bodies
-//	patch/        JSON merge, strategic merge and JSON patch
-//	discovery/    /version, /api, /apis and a minimal OpenAPI v3
+//	patch/        JSON merge, strategic merge and JSON patch; server-side
+//	              apply and managedFields
+//	discovery/    /version, /api, /apis and OpenAPI v3 with the real
+//	              schemas of the served kinds
 //	faults/       the workshop fault switches
 //	crd/          CustomResourceDefinitions: each one served as a resource
 //	              (customresources.go installs and removes them)

@@ -11,7 +11,10 @@
 //
 //	PATCH ──► handlers/patch.go ──► patch.Func ──► store.GuaranteedUpdate(apply)
 //
-// Files: patch.go (the types we accept and Func), merge.go, json.go.
+// Files: patch.go (the types we accept and Func), merge.go, json.go, and
+// apply.go: server-side apply (application/apply-patch+yaml), the field
+// ownership kept in metadata.managedFields and its conflicts, a
+// documented subset of k8s.io/apiserver's fieldmanager.
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
 // patch.go's patchers. Like them we apply JSON patch and JSON merge patch

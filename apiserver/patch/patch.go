@@ -7,8 +7,8 @@ import (
 	"listwatch/api"
 )
 
-// The patch types we read. Server-side apply (application/apply-patch+yaml)
-// needs managed fields, which this server does not keep: 415.
+// The patch types Func applies. Server-side apply
+// (application/apply-patch+yaml, ApplyPatchType) is apply.go's.
 const (
 	MergePatchType     = "application/merge-patch+json"
 	StrategicPatchType = "application/strategic-merge-patch+json"
