@@ -207,17 +207,19 @@ func run(p *demo.Printer, steps, dropped []int, resync time.Duration, tr *narrat
 			note = "DROPPED"
 		}
 		obj := demo.ConfigMap(desired, map[string]string{"replicas": strconv.Itoa(n)}, nil)
+		// Each change is told before it is written: the controllers react
+		// to the write at once, and a cause must print before its effects.
 		if i == 0 {
-			_, err = cms.Create(ctx, obj)
 			p.Say("change", "create web, replicas %d (event %s)", n, note)
+			_, err = cms.Create(ctx, obj)
 		} else {
 			cur, gerr := cms.Get(ctx, desired)
 			if gerr != nil {
 				return gerr
 			}
 			obj.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
-			_, err = cms.Update(ctx, obj)
 			p.Say("change", "web replicas %d → %d (event %s)", steps[i-1], n, note)
+			_, err = cms.Update(ctx, obj)
 		}
 		if err != nil {
 			return err
