@@ -9,6 +9,7 @@ import (
 	"listwatch/api"
 	"listwatch/client"
 	"listwatch/controllers"
+	"listwatch/controllers/website"
 )
 
 // The controllers' convergence check: after the faults stop, what the
@@ -86,4 +87,67 @@ func phase(p *api.Object) string {
 	}
 	_ = json.Unmarshal(p.Get("status"), &s)
 	return s.Phase
+}
+
+// CheckWebsites compares the server's Websites (package
+// controllers/website) with what they own and returns every problem: a
+// Website without its ConfigMap and Deployment, each controlled by it and
+// holding what its spec asks for; a Website whose status is not Ready at
+// its generation; a ConfigMap or Deployment controlled by a Website that
+// no longer exists (the garbage collector should have removed it).
+func CheckWebsites(ctx context.Context, c *client.Client) ([]string, error) {
+	sites, err := c.Resource(website.Websites).List(ctx, api.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("chaos: listing websites: %w", err)
+	}
+	byUID := map[string]*api.Object{}
+	for _, s := range sites.Items {
+		byUID[s.Metadata.UID] = s
+	}
+	children := map[string]*api.Object{} // "ConfigMap ns/name" → object
+	var problems []string
+	for _, r := range []struct {
+		gvr  api.GroupVersionResource
+		kind string
+	}{{website.ConfigMaps, "ConfigMap"}, {website.Deployments, "Deployment"}} {
+		l, err := c.Resource(r.gvr).List(ctx, api.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("chaos: listing %s: %w", r.gvr.Resource, err)
+		}
+		for _, o := range l.Items {
+			children[r.kind+" "+o.Key()] = o
+			if ref, ok := controllers.ControllerOf(o); ok && ref.Kind == website.Kind && byUID[ref.UID] == nil {
+				problems = append(problems, fmt.Sprintf("%s %s is orphaned (website %s %s is gone)", r.kind, o.Key(), ref.Name, ref.UID))
+			}
+		}
+	}
+	for _, s := range sites.Items {
+		var spec website.Spec
+		var st website.Status
+		_ = json.Unmarshal(s.Get("spec"), &spec)
+		_ = json.Unmarshal(s.Get("status"), &st)
+		data, depSpec, replicas := website.Want(s.Metadata.Name, spec)
+		ns := s.Metadata.Namespace
+		for _, w := range []struct {
+			kind, name, field string
+			want              json.RawMessage
+		}{{"ConfigMap", website.ContentName(s.Metadata.Name), "data", data}, {"Deployment", s.Metadata.Name, "spec", depSpec}} {
+			o := children[w.kind+" "+ns+"/"+w.name]
+			if o == nil {
+				problems = append(problems, fmt.Sprintf("website %s has no %s %s", s.Key(), w.kind, w.name))
+				continue
+			}
+			if ref, _ := controllers.ControllerOf(o); ref.UID != s.Metadata.UID {
+				problems = append(problems, fmt.Sprintf("website %s: %s %s is controlled by %s %s, not by it", s.Key(), w.kind, w.name, ref.Kind, ref.UID))
+			}
+			if !website.SameJSON(o.Get(w.field), w.want) {
+				problems = append(problems, fmt.Sprintf("website %s: %s %s has %s %s, want %s", s.Key(), w.kind, w.name, w.field, o.Get(w.field), w.want))
+			}
+		}
+		ready := len(st.Conditions) == 1 && st.Conditions[0].Type == "Ready" && st.Conditions[0].Status == "True"
+		if !ready || st.Ready != "True" || st.ReadyReplicas != replicas || st.ObservedGeneration != s.Metadata.Generation {
+			problems = append(problems, fmt.Sprintf("website %s status %+v does not report Ready with %d replicas at generation %d", s.Key(), st, replicas, s.Metadata.Generation))
+		}
+	}
+	return problems, nil
 }

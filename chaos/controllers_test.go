@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"listwatch/apiserver"
 	"listwatch/client"
 	"listwatch/controllers/manager"
+	"listwatch/controllers/website"
 	"listwatch/internal/leakcheck"
 )
 
@@ -28,8 +30,12 @@ func deployment(name string, replicas int) *api.Object {
 // TestControllersConvergeUnderFaults runs the controller manager while
 // Deployments are created, scaled and deleted and the server kills and
 // stalls watches, compacts, refuses requests with 429 and delays them.
-// Once the faults stop, every Deployment must have exactly its replicas of
-// Running Pods with a status that says so, and no Pod may be orphaned.
+// Websites are created, changed and deleted beside them, reconciled by the
+// operator of package controllers/website. Once the faults stop, every
+// Deployment must have exactly its replicas of Running Pods with a status
+// that says so, no Pod may be orphaned, every Website must have exactly its
+// ConfigMap and Deployment with the right content and a Ready condition,
+// and nothing owned by a deleted Website may remain.
 func TestControllersConvergeUnderFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run skipped in -short mode")
@@ -60,12 +66,30 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	}
 	writer := newClient(0)
 
+	// The Website kind, served before anything watches it.
+	crd := &api.Object{}
+	require.NoError(t, crd.UnmarshalJSON([]byte(website.CRD)))
+	_, err = writer.Resource(website.CRDs).Create(ctx, crd)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := writer.Resource(website.Websites).Namespace("default").List(ctx, api.ListOptions{})
+		return err == nil
+	}, 20*time.Second, 20*time.Millisecond, "websites never served")
+
+	// The controller manager, whose garbage collector also watches
+	// websites, and the operator.
 	mctx, mstop := context.WithCancel(ctx)
 	mdone := make(chan error, 1)
 	go func() {
-		mdone <- manager.Run(mctx, manager.Config{Client: newClient(2 * time.Second), KubeletStartDelay: 10 * time.Millisecond})
+		mdone <- manager.Run(mctx, manager.Config{Client: newClient(2 * time.Second), KubeletStartDelay: 10 * time.Millisecond,
+			GCKinds: append(slices.Clone(manager.DefaultGCKinds), manager.Kind{GVR: website.Websites, Kind: website.Kind, Namespaced: true})})
 	}()
 	t.Cleanup(func() { mstop(); <-mdone })
+	op, err := website.New(website.Options{Client: newClient(2 * time.Second), Namespace: "default"})
+	require.NoError(t, err)
+	opDone := make(chan struct{})
+	go func() { op.Run(mctx); close(opDone) }()
+	t.Cleanup(func() { mstop(); <-opDone })
 
 	// Faults, until the writes are done.
 	faults := srv.Faults()
@@ -85,7 +109,7 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 				return
 			case <-tick.C:
 			}
-			switch frng.IntN(6) {
+			switch frng.IntN(7) {
 			case 0:
 				faults.KillWatchConnections()
 				fired["kill"]++
@@ -104,19 +128,30 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 			case 5:
 				faults.SetRequestDelay(time.Duration(frng.IntN(50)) * time.Millisecond)
 				fired["delay"]++
+			case 6:
+				_ = faults.FailResource(website.Websites.GroupResource(), http.StatusTooManyRequests, 200*time.Millisecond)
+				fired["429 websites"]++
 			}
 		}
 	}()
 
-	// Writes: create, scale and delete Deployments. A write refused by a
-	// fault is simply retried later: the checker reads the final state.
+	// Writes: create, scale and delete Deployments, and create, change and
+	// delete Websites. A write refused by a fault is simply retried later:
+	// the checker reads the final state.
 	deps := writer.Resource(deploymentsGVR).Namespace("default")
-	live := map[string]bool{}
+	sites := writer.Resource(website.Websites).Namespace("default")
+	live, liveSites := map[string]bool{}, map[string]bool{}
 	for i := range 60 {
 		name := fmt.Sprintf("d%d", rng.IntN(8))
 		err := retry429(func() error { return write(ctx, deps, live, name, rng) })
 		if err != nil {
 			t.Logf("write %d (%s): %v", i, name, err)
+		}
+		if rng.IntN(2) == 0 {
+			name := fmt.Sprintf("w%d", rng.IntN(4))
+			if err := retry429(func() error { return writeWebsite(ctx, sites, liveSites, name, rng) }); err != nil {
+				t.Logf("write %d (website %s): %v", i, name, err)
+			}
 		}
 		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond) // spread the writes over the faults
 	}
@@ -129,11 +164,13 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	var problems []string
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		got, err := CheckControllers(ctx, writer)
-		if err == nil {
-			problems = got
-		} else {
-			problems = []string{err.Error()}
+		problems = nil
+		for _, check := range []func(context.Context, *client.Client) ([]string, error){CheckControllers, CheckWebsites} {
+			got, err := check(ctx, writer)
+			if err != nil {
+				got = []string{err.Error()}
+			}
+			problems = append(problems, got...)
 		}
 		if len(problems) == 0 || time.Now().After(deadline) {
 			break
@@ -143,7 +180,9 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	assert.Empty(t, problems, "seed %d", seed)
 	l, err := writer.Resource(podsGVR).List(ctx, api.ListOptions{})
 	require.NoError(t, err)
-	t.Logf("converged: %d pods", len(l.Items))
+	ws, err := sites.List(ctx, api.ListOptions{})
+	require.NoError(t, err)
+	t.Logf("converged: %d pods, %d websites", len(l.Items), len(ws.Items))
 	for _, k := range []string{"kill", "compact", "stall", "429 pods"} {
 		assert.Positive(t, fired[k], "fault %s never fired (seed %d)", k, seed)
 	}
@@ -178,6 +217,29 @@ func write(ctx context.Context, deps *client.ResourceClient, live map[string]boo
 		}
 	default:
 		_, err = deps.Patch(ctx, name, client.PatchTypeMerge, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, rng.IntN(5))))
+	}
+	return err
+}
+
+// writeWebsite makes one random change to Website name, keeping live up
+// to date: create it, delete it, or change its message and replicas.
+func writeWebsite(ctx context.Context, sites *client.ResourceClient, live map[string]bool, name string, rng *rand.Rand) error {
+	var err error
+	switch {
+	case !live[name]:
+		w := &api.Object{APIVersion: website.APIVersion, Kind: website.Kind, Metadata: api.ObjectMeta{Namespace: "default", Name: name}}
+		_ = w.Set("spec", json.RawMessage(fmt.Sprintf(`{"message":"m%d","replicas":%d}`, rng.IntN(100), rng.IntN(3))))
+		_, err = sites.Create(ctx, w)
+		if err == nil || client.IsAlreadyExists(err) {
+			live[name] = true
+		}
+	case rng.IntN(4) == 0:
+		err = sites.Delete(ctx, name, client.DeleteOptions{PropagationPolicy: "Background"})
+		if err == nil || client.IsNotFound(err) {
+			live[name] = false
+		}
+	default:
+		_, err = sites.Patch(ctx, name, client.PatchTypeMerge, []byte(fmt.Sprintf(`{"spec":{"message":"m%d","replicas":%d,"image":"httpd"}}`, rng.IntN(100), rng.IntN(3))))
 	}
 	return err
 }

@@ -60,7 +60,11 @@
 // killed and stalled watches, compactions, 429s and delays; once the faults
 // stop, CheckControllers requires every Deployment to have exactly its
 // replicas of Running Pods, with a status that says so, and no Pod to be
-// orphaned. Its first run found a real bug: a Deployment deleted and
+// orphaned. Beside them the operator of package controllers/website
+// reconciles Websites (a custom resource) that are created, changed and
+// deleted under the same faults; CheckWebsites requires each to own exactly
+// its ConfigMap and Deployment with the right content and to be Ready, and
+// nothing owned by a deleted Website to remain. Its first run found a real bug: a Deployment deleted and
 // re-created while the garbage collector's informer was away comes back
 // from the re-list as an update of the same key, and the old object's Pods
 // were never collected.

@@ -14,7 +14,8 @@
 //
 // The controllers themselves are subpackages: deployment (Deployments to
 // Pods), kubelet (Pods to Running and Ready), gc (the garbage collector);
-// manager runs them together, as cmd/controller-manager does.
+// manager runs them together, as cmd/controller-manager does. website is
+// an operator for a custom resource, built the same way.
 //
 // It mirrors pieces of k8s.io/kubernetes/pkg/controller: controller_utils.go
 // (ControllerExpectations, the controller ref helpers) and the

@@ -5,7 +5,8 @@
 // Deployment serving it) owned by the Website, and status with a Ready
 // condition. It runs our apiserver and controller manager in-process, so
 // the Deployment gets Pods, the Pods get Ready, and deleting the Website
-// lets the garbage collector remove what it owned.
+// lets the garbage collector remove what it owned. The operator itself is
+// package listwatch/controllers/website; this program drives it.
 //
 //	go run ./examples/14-operator
 package main
@@ -17,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"reflect"
 	"time"
 
 	"listwatch/api"
@@ -25,43 +25,18 @@ import (
 	"listwatch/client"
 	"listwatch/controllers"
 	"listwatch/controllers/manager"
+	"listwatch/controllers/website"
 	"listwatch/examples/internal/demo"
-	"listwatch/informer"
 	"listwatch/narrate"
-	"listwatch/reflector"
-	"listwatch/workqueue"
 )
 
-// Step 1: the kind. A CustomResourceDefinition makes the apiserver serve
-// websites.workshop.example.com with this schema; the status subresource
-// keeps status for the operator.
-const websiteCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-"metadata":{"name":"websites.workshop.example.com"},
-"spec":{"group":"workshop.example.com","scope":"Namespaced",
- "names":{"plural":"websites","singular":"website","kind":"Website","shortNames":["ws"]},
- "versions":[{"name":"v1","served":true,"storage":true,
-  "subresources":{"status":{}},
-  "additionalPrinterColumns":[{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"},
-   {"name":"Ready","type":"string","jsonPath":".status.ready"}],
-  "schema":{"openAPIV3Schema":{"type":"object","properties":{
-   "spec":{"type":"object","required":["message"],"properties":{
-    "message":{"type":"string"},"replicas":{"type":"integer"},"image":{"type":"string"}}},
-   "status":{"type":"object","properties":{
-    "observedGeneration":{"type":"integer"},"readyReplicas":{"type":"integer"},"ready":{"type":"string"},
-    "conditions":{"type":"array","items":{"type":"object","properties":{
-     "type":{"type":"string"},"status":{"type":"string"},"reason":{"type":"string"},
-     "message":{"type":"string"},"lastTransitionTime":{"type":"string"}}}}}}}}}}]}}`
-
+// Step 1 is website.CRD; steps 2 to 4 are package controllers/website,
+// which chaos/ also runs under faults.
 var (
-	crds        = api.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	websites    = api.GroupVersionResource{Group: "workshop.example.com", Version: "v1", Resource: "websites"}
-	deployments = api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	configMaps  = api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-)
-
-const (
-	websiteAPIVersion = "workshop.example.com/v1"
-	websiteKind       = "Website"
+	crds        = website.CRDs
+	websites    = website.Websites
+	deployments = website.Deployments
+	configMaps  = website.ConfigMaps
 )
 
 func main() {
@@ -87,7 +62,7 @@ func run(p *demo.Printer, tr *narrate.Tracer) error {
 
 	p.Section("step 1: the CustomResourceDefinition")
 	crd := &api.Object{}
-	if err := crd.UnmarshalJSON([]byte(websiteCRD)); err != nil {
+	if err := crd.UnmarshalJSON([]byte(website.CRD)); err != nil {
 		return err
 	}
 	if _, err := c.Resource(crds).Create(ctx, crd); err != nil {
@@ -106,17 +81,20 @@ func run(p *demo.Printer, tr *narrate.Tracer) error {
 	mgrDone := make(chan error, 1)
 	go func() {
 		mgrDone <- manager.Run(ctx, manager.Config{Client: c, KubeletStartDelay: 50 * time.Millisecond,
-			GCKinds: append(manager.DefaultGCKinds, manager.Kind{GVR: websites, Kind: websiteKind, Namespaced: true})})
+			GCKinds: append(manager.DefaultGCKinds, manager.Kind{GVR: websites, Kind: website.Kind, Namespaced: true})})
 	}()
 	defer func() { cancel(); <-mgrDone }()
 
 	p.Section("step 2: informers on websites (a custom resource) and on what they own")
-	op, err := newOperator(c, tr, p)
+	op, err := website.New(website.Options{Client: c, Namespace: "default",
+		OnChange: func(action, kind, name string) { p.Say("reconcile", "%s %s %s", action, kind, name) },
+		Settings: controllers.Settings{Tracer: tr}})
 	if err != nil {
 		return err
 	}
+	p.Say("informers", "websites, deployments and configmaps in default; events queue the owning website's key")
 	opDone := make(chan struct{})
-	go func() { op.run(ctx); close(opDone) }()
+	go func() { op.Run(ctx); close(opDone) }()
 	defer func() { cancel(); <-opDone }()
 
 	p.Section("step 3: a Website becomes a ConfigMap and a Deployment it owns")
@@ -177,13 +155,13 @@ func run(p *demo.Printer, tr *narrate.Tracer) error {
 
 // waitReady waits until the Website reports Ready with replicas ready.
 func waitReady(ctx context.Context, ws *client.ResourceClient, name string, replicas int, p *demo.Printer) error {
-	var st websiteStatus
+	var st website.Status
 	err := waitFor(ctx, func() (bool, error) {
 		o, err := ws.Get(ctx, name)
 		if err != nil {
 			return false, nil
 		}
-		st = websiteStatus{}
+		st = website.Status{}
 		_ = json.Unmarshal(o.Get("status"), &st)
 		return st.Ready == "True" && st.ReadyReplicas == replicas && st.ObservedGeneration == o.Metadata.Generation, nil
 	})
@@ -213,208 +191,4 @@ func waitFor(ctx context.Context, cond func() (bool, error)) error {
 		}
 	}
 	return errors.New("timed out")
-}
-
-// ---- the operator ----
-
-type websiteSpec struct {
-	Message  string `json:"message"`
-	Replicas *int   `json:"replicas"`
-	Image    string `json:"image"`
-}
-
-type condition struct {
-	Type               string `json:"type"`
-	Status             string `json:"status"`
-	Reason             string `json:"reason"`
-	Message            string `json:"message"`
-	LastTransitionTime string `json:"lastTransitionTime"`
-}
-
-type websiteStatus struct {
-	ObservedGeneration int64       `json:"observedGeneration"`
-	ReadyReplicas      int         `json:"readyReplicas"`
-	Ready              string      `json:"ready"`
-	Conditions         []condition `json:"conditions"`
-}
-
-type operator struct {
-	c                *client.Client
-	p                *demo.Printer
-	tr               *narrate.Tracer
-	factory          *informer.Factory
-	sites, deps, cms *informer.SharedIndexInformer
-	queue            *workqueue.RateLimitingQueue[string]
-	status           controllers.StatusWriter
-}
-
-// newOperator wires step 2: one informer per resource (websites is just
-// another resource to our informers), and handlers that only queue the
-// key of the Website concerned.
-func newOperator(c *client.Client, tr *narrate.Tracer, p *demo.Printer) (*operator, error) {
-	op := &operator{c: c, p: p, tr: tr, queue: workqueue.NewRateLimiting[string](workqueue.Config{Name: "websites", Tracer: tr}, nil)}
-	op.factory = informer.NewFactory(func(gvr api.GroupVersionResource, ns string) reflector.ListerWatcher {
-		return c.Resource(gvr).Namespace(ns)
-	}, 0, informer.Options{})
-	var err error
-	for _, x := range []struct {
-		gvr api.GroupVersionResource
-		dst **informer.SharedIndexInformer
-	}{{websites, &op.sites}, {deployments, &op.deps}, {configMaps, &op.cms}} {
-		if *x.dst, err = op.factory.InformerFor(x.gvr, "default"); err != nil {
-			op.queue.ShutDown()
-			return nil, err
-		}
-	}
-	if _, err := op.sites.AddEventHandler(controllers.EnqueueHandler(op.queue)); err != nil {
-		op.queue.ShutDown()
-		return nil, err
-	}
-	owned := func(obj *api.Object) {
-		if key, ok := controllers.OwnerKey(obj, websiteAPIVersion, websiteKind); ok {
-			op.queue.Add(key)
-		}
-	}
-	for _, inf := range []*informer.SharedIndexInformer{op.deps, op.cms} {
-		if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
-			AddFunc:    func(o *api.Object, _ bool) { owned(o) },
-			UpdateFunc: func(_, o *api.Object) { owned(o) },
-			DeleteFunc: func(o any) {
-				if obj := informer.ObjectOf(o); obj != nil {
-					owned(obj)
-				}
-			},
-		}); err != nil {
-			op.queue.ShutDown()
-			return nil, err
-		}
-	}
-	p.Say("informers", "websites, deployments and configmaps in default; events queue the owning website's key")
-	return op, nil
-}
-
-func (op *operator) run(ctx context.Context) {
-	op.factory.Start(ctx)
-	defer op.factory.Shutdown()
-	if !informer.WaitForCacheSync(ctx, op.sites, op.deps, op.cms) {
-		op.queue.ShutDown()
-		return
-	}
-	controllers.RunWorkers(ctx, "websites", op.queue, 2, op.reconcile, op.tr)
-}
-
-// reconcile is step 3 and step 4: make the children match the Website,
-// then say how it went in the Website's status. Everything is read from
-// the caches; nothing is taken from the event that queued the key.
-func (op *operator) reconcile(ctx context.Context, key string) error {
-	site, ok := op.sites.GetIndexer().GetByKey(key)
-	if !ok {
-		return nil // deleted: the garbage collector removes its children
-	}
-	site = site.DeepCopy()
-	site.APIVersion, site.Kind = websiteAPIVersion, websiteKind
-	var spec websiteSpec
-	if err := json.Unmarshal(site.Get("spec"), &spec); err != nil {
-		return nil // the schema makes this impossible; retrying would not help
-	}
-	replicas := 1
-	if spec.Replicas != nil {
-		replicas = *spec.Replicas
-	}
-	if spec.Image == "" {
-		spec.Image = "nginx"
-	}
-	ns, name := site.Metadata.Namespace, site.Metadata.Name
-	owner := []controllers.OwnerReference{controllers.ControllerRef(site)}
-
-	// The ConfigMap with the page.
-	page, _ := json.Marshal(map[string]string{"index.html": spec.Message})
-	if err := op.ensure(ctx, op.cms, configMaps, ns, name+"-content", "ConfigMap", "v1", "data", page, owner); err != nil {
-		return err
-	}
-	// The Deployment serving it.
-	depSpec, _ := json.Marshal(map[string]any{
-		"replicas": replicas,
-		"selector": map[string]any{"matchLabels": map[string]string{"website": name}},
-		"template": map[string]any{
-			"metadata": map[string]any{"labels": map[string]string{"website": name}},
-			"spec":     map[string]any{"containers": []map[string]any{{"name": "web", "image": spec.Image}}},
-		},
-	})
-	if err := op.ensure(ctx, op.deps, deployments, ns, name, "Deployment", "apps/v1", "spec", depSpec, owner); err != nil {
-		return err
-	}
-	return op.updateStatus(ctx, site, replicas)
-}
-
-// ensure creates the named child, or updates its field if it differs.
-func (op *operator) ensure(ctx context.Context, inf *informer.SharedIndexInformer, gvr api.GroupVersionResource,
-	ns, name, kind, apiVersion, field string, want json.RawMessage, owner []controllers.OwnerReference) error {
-	rc := op.c.Resource(gvr).Namespace(ns)
-	cur, ok := inf.GetIndexer().GetByKey(ns + "/" + name)
-	if !ok {
-		obj := &api.Object{APIVersion: apiVersion, Kind: kind, Metadata: api.ObjectMeta{Namespace: ns, Name: name}}
-		_ = obj.Set(field, want)
-		if err := controllers.SetOwnerReferences(obj, owner); err != nil {
-			return err
-		}
-		if _, err := rc.Create(ctx, obj); err != nil && !client.IsAlreadyExists(err) {
-			return err
-		}
-		op.p.Say("reconcile", "created %s %s", kind, name)
-		return nil
-	}
-	if sameJSON(cur.Get(field), want) {
-		return nil
-	}
-	upd := cur.DeepCopy()
-	upd.APIVersion, upd.Kind = apiVersion, kind
-	_ = upd.Set(field, want)
-	if _, err := rc.Update(ctx, upd); err != nil {
-		return err // a 409 is retried with backoff, from a fresher cache
-	}
-	op.p.Say("reconcile", "updated %s %s", kind, name)
-	return nil
-}
-
-// updateStatus is step 4: observedGeneration, readyReplicas and a Ready
-// condition whose lastTransitionTime moves only when its status does.
-func (op *operator) updateStatus(ctx context.Context, site *api.Object, replicas int) error {
-	var prev websiteStatus
-	_ = json.Unmarshal(site.Get("status"), &prev)
-	ready := 0
-	if dep, ok := op.deps.GetIndexer().GetByKey(site.Key()); ok {
-		var ds struct {
-			ReadyReplicas int `json:"readyReplicas"`
-		}
-		_ = json.Unmarshal(dep.Get("status"), &ds)
-		ready = ds.ReadyReplicas
-	}
-	cond := condition{Type: "Ready", Status: "False", Reason: "Progressing", Message: fmt.Sprintf("%d of %d replicas ready", ready, replicas)}
-	if ready == replicas {
-		cond.Status, cond.Reason, cond.Message = "True", "AllReplicasReady", fmt.Sprintf("%d of %d replicas ready", ready, replicas)
-	}
-	cond.LastTransitionTime = time.Now().UTC().Format(time.RFC3339)
-	if len(prev.Conditions) > 0 && prev.Conditions[0].Status == cond.Status {
-		cond.LastTransitionTime = prev.Conditions[0].LastTransitionTime
-	}
-	next := websiteStatus{ObservedGeneration: site.Metadata.Generation, ReadyReplicas: ready, Ready: cond.Status, Conditions: []condition{cond}}
-	if reflect.DeepEqual(prev, next) {
-		return nil
-	}
-	raw, _ := json.Marshal(next)
-	_ = site.Set("status", raw)
-	_, err := op.status.Update(ctx, op.c.Resource(websites).Namespace(site.Metadata.Namespace), site)
-	if client.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
-
-func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
