@@ -41,7 +41,8 @@
 // /debug/listwatch (debug.go). Everything else is a subpackage named after
 // what it does, in the order a request meets them:
 //
-//	filters/      authentication, the request log, body and write limits
+//	filters/      authentication, the request log, body limits, requests in
+//	              flight, open watches and connections
 //	registry/     the resource table: kinds, scope, verbs, name rules,
 //	              namespaces, Table columns; and each resource's watch cache;
 //	              typed bodies (validation.go), finalizers and grace
@@ -85,9 +86,9 @@
 //   - k8s.io/apiserver/pkg/storage/cacher/delegator.go: which list reads the
 //     store and which the watch cache.
 //   - k8s.io/apiserver/pkg/endpoints/discovery and kube-openapi: discovery.
-//   - k8s.io/apimachinery/pkg/runtime/serializer/protobuf and the
-//     generated.proto files of k8s.io/api core/v1 and apimachinery meta/v1:
-//     the protobuf bodies we read.
+//   - k8s.io/apimachinery/pkg/runtime/serializer/protobuf: protobuf bodies,
+//     answers and watch frames, through the schema-driven transcoder in
+//     api/protobuf.
 //
 // The wire behaviour (status codes, reasons, messages, JSON layout) is
 // checked against recordings of a real kube-apiserver v1.32 in
@@ -95,28 +96,19 @@
 //
 // # Deliberate differences
 //
-//   - JSON, with one exception. Responses are always JSON (every client
-//     accepts it). Request bodies are JSON, except that kubectl's create
-//     generators ("kubectl create configmap", "kubectl create secret
-//     generic", "kubectl create namespace") can only send Kubernetes
-//     protobuf, so for v1 ConfigMaps, Secrets and Namespaces we read that
-//     too: negotiation/protobuf_wire.go is the wire format,
-//     protobuf_decode.go (with protobuf_meta.go and protobuf_core.go) turns
-//     the body into the JSON
-//     the same object would have been sent as, and from there it is an
-//     ordinary JSON create or update. A protobuf body of any other kind,
-//     or a CBOR body, is 415 with the list of types we accept; client-go
-//     users set ContentType: "application/json". ("kubectl create -f" and
-//     "kubectl apply -f" send JSON.)
-//   - Objects are schemaless: only metadata is validated, spec and the rest
-//     are stored as sent. Strategic merge patches are applied as JSON merge
-//     patches (lists are replaced, not merged by key). Server-side apply is
-//     415. No managedFields are kept.
+// The documented subset, with the reasons, is in
+// docs/kubectl-and-client-go.md; in short:
+//
+//   - Strategic merge patch is a schemaless approximation
+//     (patch/merge.go), and server-side apply treats every list as atomic
+//     and records only appliers in managedFields.
+//   - Quantities are stored as written; websocket watches, Tables and
+//     custom resources are JSON even to a client that prefers protobuf.
+//   - Nothing runs Pods unless cmd/controller-manager does, there is no
+//     ClusterIP allocator, and Foreground or Orphan propagation behaves as
+//     Background.
 //   - Namespaces are deleted at once, with everything in them, instead of
 //     turning Terminating. dryRun is refused rather than simulated.
 //   - Aggregated discovery is answered with the legacy documents (kubectl
-//     falls back); OpenAPI v3 only says that every PATCH accepts
-//     fieldValidation, so kubectl leaves validation to the server.
-//   - A watch asked for as a Table (kubectl get -w) streams plain objects,
-//     which kubectl prints with its default NAME/AGE columns.
+//     falls back), and there is no /openapi/v2 (kubectl uses v3).
 package apiserver

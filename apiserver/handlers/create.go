@@ -93,8 +93,8 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 	}
 }
 
-// readObject reads and decodes a create or update body: JSON, or for the
-// kinds kubectl's create generators send, protobuf (negotiation/protobuf_decode.go).
+// readObject reads and decodes a create or update body: JSON, or protobuf
+// for every built-in kind (negotiation/decode.go, through api/protobuf).
 // A JSON body is checked against its kind's types and pruned
 // (fieldvalidation.go); options is CreateOptions or UpdateOptions.
 func (h *Handlers) readObject(w http.ResponseWriter, r *http.Request, res *registry.Resource, options string) (*api.Object, error) {
