@@ -74,6 +74,9 @@ type Config struct {
 	// resourceVersion of the previous run is too old (410) rather than
 	// silently meaningless; see docs/limits.md.
 	StartRevision int64
+	// WatchWriters is how many watches may write at once; the others wait
+	// their turn in line (cacher.Turns). 0: half the CPUs, at least one.
+	WatchWriters int
 	// WatcherBuffer is each watcher's bounded queue, in frames (0: the watch
 	// cache's default).
 	WatcherBuffer int
@@ -94,6 +97,10 @@ type Config struct {
 	// EnableFaults exposes the workshop fault switches over HTTP under
 	// /faults/. The Go API, Server.Faults, works either way.
 	EnableFaults bool
+	// Profiling serves Go's profiler under /debug/pprof/ (kube-apiserver's
+	// --profiling, which is on by default there; off here, because without
+	// a Token anyone who can connect could ask for a profile).
+	Profiling bool
 	// Token, if set, is the bearer token every request must carry
 	// ("Authorization: Bearer <token>"); any other request gets 401.
 	Token string

@@ -65,10 +65,13 @@ type debugView struct {
 	Watches []watchserver.WatchInfo `json:"watches"`
 	// Limits are the request, watch and connection limits and what they
 	// hold now (docs/limits.md).
-	Limits         limitsView     `json:"limits"`
-	Caches         []cacher.Stats `json:"watchCaches"`
-	Faults         faults.State   `json:"faults"`
-	FaultsOverHTTP bool           `json:"faultsOverHTTP"`
+	Limits limitsView `json:"limits"`
+	// WatchWriters is the line watches wait in to write: how many may
+	// write at once, how many do, how many wait (cacher/turns.go).
+	WatchWriters   cacher.TurnsStats `json:"watchWriters"`
+	Caches         []cacher.Stats    `json:"watchCaches"`
+	Faults         faults.State      `json:"faults"`
+	FaultsOverHTTP bool              `json:"faultsOverHTTP"`
 }
 
 // limitsView is the debug view of the limits: in flight now, the caps,
@@ -99,6 +102,7 @@ func (s *Server) debugView() debugView {
 	v.Limits = limitsView{InFlightStats: s.limits.Stats(), Connections: s.connLimit.Open(),
 		MaxConnections: s.connLimit.Max(), RejectedConnections: s.connLimit.Rejected()}
 	v.WatchesStarted, v.WatchesEnded = s.watch.Counts()
+	v.WatchWriters = s.turns.Stats()
 	v.Watches = s.watch.Watches()
 	for _, c := range s.conns.List() {
 		v.Connections.Open++

@@ -54,6 +54,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		// gets an informer of its own (apiserver/ui, docs/see-it-live.md).
 		s.ui.ServeHTTP(w, r)
 		return
+	case strings.HasPrefix(path, profilingPath):
+		if !s.cfg.Profiling {
+			negotiation.NotFoundText(w, r)
+			return
+		}
+		serveProfiling(w, r)
+		return
 	case path == faults.Path || strings.HasPrefix(path, faults.Path+"/"):
 		if !s.cfg.EnableFaults {
 			negotiation.NotFoundText(w, r)

@@ -59,6 +59,8 @@ type Server struct {
 	crdsStopped bool
 	handlers    *handlers.Handlers
 	watch       *watchserver.Server
+	// turns is the line every watch cache's watchers write in turn.
+	turns *cacher.Turns
 
 	faults   *faults.Faults
 	counters *counters
@@ -113,6 +115,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	ln := filters.LimitListener(tcp, cfg.MaxConnections)
 	s := &Server{
+		turns:        cacher.NewTurns(cfg.WatchWriters),
 		conns:        serving.NewConns(),
 		tlsConfig:    tlsConfig,
 		caPEM:        caPEM,
@@ -219,6 +222,7 @@ func (s *Server) newCacher(res *registry.Resource) (*cacher.Cacher, error) {
 		HistorySize:      s.cfg.HistorySize,
 		HistoryBytes:     s.cfg.HistoryBytes,
 		WatcherBuffer:    s.cfg.WatcherBuffer,
+		Turns:            s.turns,
 		BookmarkInterval: s.faults.BookmarkInterval,
 		Tracer:           s.tracer,
 	})

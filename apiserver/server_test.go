@@ -171,7 +171,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 }
 
 func TestDebugView(t *testing.T) {
-	ts := startServer(t, Config{})
+	ts := startServer(t, Config{WatchWriters: 3})
 	ts.createConfigMap("default", "x", nil, nil)
 	ts.get("/api/v1/namespaces/default/configmaps")
 	ts.do(req{method: "POST", path: "/debug/listwatch"}).mustCode(t, http.StatusMethodNotAllowed)
@@ -191,6 +191,19 @@ func TestDebugView(t *testing.T) {
 	for _, key := range []string{"resource", "revision", "historyLen", "historyCap", "closedTooSlow", "watchers"} {
 		assert.Contains(t, first, key)
 	}
+	assert.Equal(t, map[string]any{"limit": float64(3), "awake": float64(0), "waiting": float64(0)}, v["watchWriters"])
+}
+
+// Go's profiler is served under kube-apiserver's path only when asked for.
+func TestProfilingIsOffUnlessEnabled(t *testing.T) {
+	off := startServer(t, Config{})
+	off.get("/debug/pprof/").mustCode(t, http.StatusNotFound)
+	off.get("/debug/pprof/heap").mustCode(t, http.StatusNotFound)
+
+	on := startServer(t, Config{Profiling: true})
+	assert.Contains(t, string(on.get("/debug/pprof/").mustCode(t, http.StatusOK)), "goroutine")
+	assert.NotEmpty(t, on.get("/debug/pprof/heap").mustCode(t, http.StatusOK))
+	assert.Contains(t, string(on.get("/debug/pprof/cmdline").mustCode(t, http.StatusOK)), "apiserver")
 }
 
 // The live page is served at /ui/, and the debug view it draws tells each

@@ -83,6 +83,9 @@ type Config struct {
 	MaxQueuedFrames int64
 	// WatcherBuffer is each watcher's bounded queue in frames (0: default).
 	WatcherBuffer int
+	// Turns is the line the watchers wait in to write (turns.go); the
+	// caches of one server share one. nil: a line of this cache's own.
+	Turns *Turns
 	// BookmarkInterval returns the current periodic-bookmark interval; it is
 	// a func so workshops can change it at runtime. nil: 1 minute.
 	BookmarkInterval func() time.Duration

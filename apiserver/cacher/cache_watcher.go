@@ -23,10 +23,11 @@ const maxReplayBatch = 256
 //
 // A CacheWatcher has no goroutine of its own (Kubernetes' cacheWatcher has
 // one): the dispatcher appends frames to its bounded queue, and the HTTP
-// handler's goroutine takes them with Next. Before the queue come the frames
-// the watch starts with (replayed history or the current state), which Next
-// builds lazily from a snapshot taken when the watch registered. It mirrors
-// storage/cacher/cache_watcher.go.
+// handler's goroutine takes them with Next, on its turn (turns.go): the
+// writers of many watchers take turns rather than all waking at once.
+// Before the queue come the frames the watch starts with (replayed history
+// or the current state), which Next builds lazily from a snapshot taken
+// when the watch registered. It mirrors storage/cacher/cache_watcher.go.
 type CacheWatcher struct {
 	c    *Cacher
 	id   int64
@@ -58,16 +59,25 @@ type CacheWatcher struct {
 	// (and by register before the dispatcher can see the watcher).
 	nextBookmark time.Time
 
-	mu    sync.Mutex
-	queue []queued
+	mu sync.Mutex
+	// queue holds the frames by reference (event.frameRef).
+	queue []*[]byte
 	// err says why the watcher ended; nil while it runs.
 	err error
 	// dispatcherWaiting: the dispatcher waits for this queue to drain.
 	dispatcherWaiting bool
 	// lastQueued is the highest revision queued so far.
 	lastQueued int64
-	// wake has room for one token: "the queue (or err) changed".
+	// wake has room for one token: "your turn came" or "err changed".
 	wake chan struct{}
+	// idle: the writer waits in Next with nothing queued, so the
+	// dispatcher asks for its turn when it queues the first frame. A
+	// writer busy elsewhere (writing) asks for itself when it comes back.
+	idle bool
+	// turn is the watcher's place with Cacher.turns, and ticket the
+	// number of its latest place in line; both guarded by Turns.mu.
+	turn   turnState
+	ticket uint64
 
 	// sent is the highest revision Next has returned, and replayLeft the
 	// number of replay events not yet looked at, for the debug view.
@@ -76,12 +86,6 @@ type CacheWatcher struct {
 	// bookmarks counts the BOOKMARK frames queued for this watcher, for
 	// the debug view.
 	bookmarks atomic.Int64
-}
-
-// queued is one frame in a watcher's queue.
-type queued struct {
-	frame []byte
-	rev   int64
 }
 
 func (c *Cacher) newWatcher(opts WatchOptions) *CacheWatcher {
@@ -150,7 +154,8 @@ func (c *Cacher) terminateAll(err error) int {
 
 // Next blocks until at least one frame is ready, then appends every ready
 // frame to buf and returns it, so the caller can write them all in one
-// write() and flush once. When the watcher has ended and its queue is drained
+// write() and flush once. With buf nil, the frames come in a slice from a
+// shared pool, to be given back with ReleaseFrames once written. When the watcher has ended and its queue is drained
 // it returns the frames it has with the reason (ErrTooSlow, ErrKilled,
 // ErrStopped, ErrStatusSent); it returns ctx.Err() as soon as ctx is done,
 // even with frames still queued.
@@ -168,6 +173,7 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 		// must still end at its timeout (the client resumes from the last
 		// revision it got).
 		if err := ctx.Err(); err != nil {
+			w.stepOut()
 			return buf, err
 		}
 		if w.replay != nil || w.endBookmarkRev > 0 {
@@ -191,41 +197,82 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 			continue // nothing in this batch matched
 		}
 
+		// Live frames. The writer takes them on its turn (turns.go); an
+		// ended watcher hands out its last frames without one, and never
+		// takes one again: its writer may block on a slow client, and the
+		// line must not wait for it.
 		w.mu.Lock()
-		if len(w.queue) > 0 {
-			last := w.queue[len(w.queue)-1].rev
-			for _, q := range w.queue {
-				buf = append(buf, q.frame)
-			}
-			w.c.dequeued(len(w.queue))
-			clear(w.queue)
-			w.queue = w.queue[:0]
-			poke := w.dispatcherWaiting
-			w.dispatcherWaiting = false
+		switch {
+		case len(w.queue) == 0:
+			err := w.err
+			w.idle = err == nil
 			w.mu.Unlock()
-			if last > w.sent.Load() {
-				w.sent.Store(last)
+			if err != nil {
+				w.c.turns.leave(w)
+				return buf, err
 			}
-			if poke {
-				w.c.poke(w.c.spaceFreed)
+		case w.err == nil && !w.c.turns.ask(w):
+			// In line; the queue keeps filling meanwhile.
+			w.idle = false
+			w.mu.Unlock()
+		default:
+			if w.err != nil {
+				w.c.turns.leave(w)
 			}
-			return buf, nil
-		}
-		err := w.err
-		w.mu.Unlock()
-		if err != nil {
-			return buf, err
+			return w.takeQueuedLocked(buf), nil
 		}
 		select {
 		case <-w.wake:
 		case <-ctx.Done():
+			w.stepOut()
 			return buf, ctx.Err()
 		}
 	}
 }
 
+// stepOut is Next giving up its place with the turns when its context
+// ends: a later Next asks again.
+func (w *CacheWatcher) stepOut() {
+	// Under w.mu, so that the dispatcher cannot offer a turn to a writer
+	// that has just gone (push offers under w.mu too).
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.idle = false
+	w.c.turns.stepOut(w)
+}
+
+// takeQueuedLocked appends every queued frame to buf, unlocks w.mu and
+// passes the turn on. The caller holds w.mu and the turn (or w has ended).
+func (w *CacheWatcher) takeQueuedLocked(buf [][]byte) [][]byte {
+	last := w.lastQueued
+	if buf == nil {
+		buf = getFrames()
+	}
+	for _, f := range w.queue {
+		buf = append(buf, *f)
+	}
+	w.c.dequeued(len(w.queue))
+	clear(w.queue)
+	w.queue = w.queue[:0]
+	poke := w.dispatcherWaiting
+	w.dispatcherWaiting = false
+	w.idle = false
+	w.mu.Unlock()
+	w.c.turns.pass(w)
+	if last > w.sent.Load() {
+		w.sent.Store(last)
+	}
+	if poke {
+		w.c.poke(w.c.spaceFreed)
+	}
+	return buf
+}
+
 // nextReplay appends the next batch of the frames the watch starts with.
 func (w *CacheWatcher) nextReplay(buf [][]byte) [][]byte {
+	if buf == nil {
+		buf = getFrames()
+	}
 	sent := w.sent.Load()
 	for n := 0; w.replayPos < len(w.replay) && n < maxReplayBatch; {
 		e := w.replay[w.replayPos]
@@ -277,8 +324,11 @@ func (w *CacheWatcher) Pending() bool {
 		return true
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.queue) > 0
+	n := len(w.queue)
+	w.mu.Unlock()
+	// Frames that must wait for a turn are not ready: the writer should
+	// flush what it has rather than hold it back until then.
+	return n > 0 && !w.c.turns.contended()
 }
 
 // Err returns why the watcher ended (wrapping one of ErrTooSlow, ErrKilled,
@@ -300,6 +350,7 @@ func (w *CacheWatcher) Stop() {
 		c.unregisterLocked(w)
 		c.wmu.Unlock()
 		w.end(ErrStopped)
+		c.turns.leave(w)
 		// No one reads a stopped watcher: its frames no longer wait for
 		// a connection (see Cacher.WaitForFanOut).
 		w.mu.Lock()
@@ -328,10 +379,7 @@ func (w *CacheWatcher) end(err error) bool {
 	poke := w.dispatcherWaiting
 	w.dispatcherWaiting = false
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
+	w.signal()
 	if poke {
 		w.c.poke(w.c.spaceFreed)
 	}
@@ -350,7 +398,7 @@ const (
 // push appends a frame to the queue if there is room. With wait set and
 // the queue full, it records that the dispatcher waits for it, so Next
 // pokes Cacher.spaceFreed after draining.
-func (w *CacheWatcher) push(frame []byte, rev int64, wait bool) pushResult {
+func (w *CacheWatcher) push(frame *[]byte, rev int64, wait bool) pushResult {
 	w.mu.Lock()
 	switch {
 	case w.err != nil:
@@ -363,17 +411,16 @@ func (w *CacheWatcher) push(frame []byte, rev int64, wait bool) pushResult {
 		w.mu.Unlock()
 		return full
 	}
-	wasEmpty := len(w.queue) == 0
-	w.queue = append(w.queue, queued{frame: frame, rev: rev})
+	if len(w.queue) == 0 && w.idle {
+		// The writer waits in Next: ask for its turn on its behalf. Under
+		// w.mu, so that it cannot step out meanwhile (stepOut).
+		w.idle = false
+		w.c.turns.offer(w)
+	}
+	w.queue = append(w.queue, frame)
 	w.c.queued.Add(1)
 	w.lastQueued = max(w.lastQueued, rev)
 	w.mu.Unlock()
-	if wasEmpty {
-		select {
-		case w.wake <- struct{}{}:
-		default:
-		}
-	}
 	return pushed
 }
 
@@ -442,4 +489,12 @@ func (w *CacheWatcher) buffered() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.queue) + int(w.replayLeft.Load())
+}
+
+// signal wakes the watcher's reader, if it waits in Next.
+func (w *CacheWatcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"listwatch/api"
 	"listwatch/narrate"
+	"listwatch/store"
 )
 
 // freshnessTimeout is how long a list (or a watch with sendInitialEvents)
@@ -75,7 +76,16 @@ type Cacher struct {
 	// spaceFreed is poked by a watcher's Next when it drains a queue the
 	// dispatcher is waiting on.
 	spaceFreed chan struct{}
-	budget     *timeBudget
+	// following is the channel of the store watch being followed, whose
+	// length is events written but not in the ring yet (fanOutPending).
+	following atomic.Pointer[<-chan store.Event]
+	// writing counts the writes admitted (AdmitWrite) and not over yet;
+	// admitMu lets one writer at a time check and count.
+	writing atomic.Int64
+	admitMu sync.Mutex
+	// turns is the line the watchers wait in to write.
+	turns  *Turns
+	budget *timeBudget
 
 	lastBookmark    atomic.Pointer[revFrame]
 	lastEndBookmark atomic.Pointer[revFrame]
@@ -115,6 +125,9 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 	if cfg.MaxQueuedFrames == 0 {
 		cfg.MaxQueuedFrames = DefaultMaxQueuedFrames
 	}
+	if cfg.Turns == nil {
+		cfg.Turns = NewTurns(0)
+	}
 	if cfg.HistorySize == 0 {
 		cfg.HistorySize = DefaultHistorySize
 	}
@@ -130,6 +143,7 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 		dispatchedSignal: make(chan struct{}, 1),
 		progressReq:      make(chan struct{}, 1),
 		spaceFreed:       make(chan struct{}, 1),
+		turns:            cfg.Turns,
 		budget:           newTimeBudget(time.Now),
 	}
 	c.wc.hist.capy = cfg.HistorySize

@@ -21,7 +21,9 @@ import (
 func TestSlowWatcherIsClosedWhileOthersGetEverything(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	const buffer, total = 20, 50
-	e := newEnv(t, Config{WatcherBuffer: buffer})
+	// One writer at a time: a watcher that never reads must not keep the
+	// attentive one from its turns either.
+	e := newEnv(t, Config{WatcherBuffer: buffer, Turns: NewTurns(1)})
 	slow := e.watch(WatchOptions{SendInitialEvents: ptr(false), Description: "never reads"})
 	attentive := e.watch(WatchOptions{SendInitialEvents: ptr(false)})
 
@@ -181,7 +183,7 @@ func TestBookmarks(t *testing.T) {
 		want := string(recorded[1])
 		want = want[:len(`{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"`)] +
 			o.Metadata.ResourceVersion + `","creationTimestamp":null}}}` + "\n"
-		assert.Equal(t, want, string(e.c.bookmarkFrame(rv(o))))
+		assert.Equal(t, want, string(*e.c.bookmarkFrame(rv(o))))
 	})
 
 	t.Run("none until the cache moves past the start", func(t *testing.T) {

@@ -32,7 +32,7 @@ type dispatcher struct {
 // blockedPush is a frame a full watcher still has to take.
 type blockedPush struct {
 	w     *CacheWatcher
-	frame []byte
+	frame *[]byte
 }
 
 // newDispatcher starts where the cache is now. New calls it before the
@@ -149,7 +149,7 @@ func (d *dispatcher) dispatchEvent(e *event) {
 		if !ok {
 			continue
 		}
-		f := e.frame(c, k)
+		f := e.frameRef(c, k)
 		switch w.push(f, e.rev, false) {
 		case pushed:
 			sent++
@@ -175,6 +175,10 @@ func (d *dispatcher) waitForBlocked(rev int64) int {
 	c := d.c
 	budget := c.budget.takeAvailable()
 	start := time.Now()
+	for _, b := range d.blocked {
+		// Their queues drain only on their turns: bring those forward.
+		c.turns.expedite(b.w)
+	}
 	d.timer.Reset(budget)
 	sent := 0
 	expired := false

@@ -36,11 +36,19 @@
 //     when it stops. Each frame is encoded once and the same bytes go to
 //     every watcher. A watcher whose queue is full is waited for only out of
 //     a shared time budget (time_budget.go), then closed: one slow client
-//     never holds up the others, and the store's writers never wait at all.
-//     The dispatcher also sends bookmarks (bookmarks.go).
+//     never holds up the others. The dispatcher also sends bookmarks
+//     (bookmarks.go).
 //   - A CacheWatcher (cache_watcher.go) is a bounded queue of frames with no
 //     goroutine of its own: the HTTP handler's goroutine takes all ready
 //     frames with Next and writes them in one write.
+//   - The writers take turns (turns.go): a watcher with frames waits in a
+//     line shared by all the caches of a server, and only a few (half the
+//     CPUs) are awake at once, so 10,000 woken goroutines never stand
+//     between a request and the CPU. Waiting in line, a watcher collects
+//     frames to write together.
+//   - A writer of the resource waits, at most a second, while the fan-out
+//     still to do is more than Config.MaxQueuedFrames (backpressure.go):
+//     writes are not accepted faster than they reach the watchers.
 //
 // # What it mirrors
 //
@@ -55,6 +63,10 @@
 //   - cacheWatcher (cache_watcher.go): the per-watcher queue,
 //     convertToWatchEvent's selector transitions, nextBookmarkTime;
 //   - timeBudget (time_budget.go).
+//
+// The line of turns and the writers' wait are ours; Kubernetes wakes a
+// goroutine per watcher for every event and answers a writer faster than
+// its watchers with closing the watchers that fall behind.
 //
 // The ring has a fixed capacity (Config.HistorySize, DefaultHistorySize)
 // where Kubernetes resizes it between 100 and 102,400 entries to keep about

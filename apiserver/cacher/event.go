@@ -71,14 +71,19 @@ func ringCost(ev store.Event) int64 {
 }
 
 // frame returns the encoded frame of kind k, building it on first use.
-func (e *event) frame(c *Cacher, k frameKind) []byte {
+func (e *event) frame(c *Cacher, k frameKind) []byte { return *e.frameRef(c, k) }
+
+// frameRef is frame by reference: what a watcher's queue holds, 8 bytes
+// where a slice would take 24 (10,000 watchers with 20 frames queued each
+// hold 200,000 of them).
+func (e *event) frameRef(c *Cacher, k frameKind) *[]byte {
 	if p := e.frames[k].Load(); p != nil {
-		return *p
+		return p
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if p := e.frames[k].Load(); p != nil {
-		return *p
+		return p
 	}
 	var b []byte
 	switch k {
@@ -96,7 +101,7 @@ func (e *event) frame(c *Cacher, k frameKind) []byte {
 		b = c.encode(api.Deleted, &prev)
 	}
 	e.frames[k].Store(&b)
-	return b
+	return &b
 }
 
 // scratchPool holds encoding buffers, so encoding allocates only the exact
@@ -139,15 +144,16 @@ func (c *Cacher) bookmarkObject(rev int64) *api.Object {
 	}
 }
 
-// bookmarkFrame returns the periodic BOOKMARK frame for rev. The dispatcher
-// sends the same revision to many watchers, so the last frame is kept.
-func (c *Cacher) bookmarkFrame(rev int64) []byte {
+// bookmarkFrame returns the periodic BOOKMARK frame for rev, by reference
+// like frameRef. The dispatcher sends the same revision to many watchers,
+// so the last frame is kept.
+func (c *Cacher) bookmarkFrame(rev int64) *[]byte {
 	if f := c.lastBookmark.Load(); f != nil && f.rev == rev {
-		return f.b
+		return &f.b
 	}
 	f := &revFrame{rev: rev, b: c.encode(api.Bookmark, c.bookmarkObject(rev))}
 	c.lastBookmark.Store(f)
-	return f.b
+	return &f.b
 }
 
 // initialEventsEndFrame returns the BOOKMARK that ends the synthetic events

@@ -104,6 +104,8 @@ func (c *Cacher) followStore(w store.Watcher) {
 // follow reads w until it ends; it returns why.
 func (c *Cacher) follow(w store.Watcher) error {
 	events := w.Events()
+	c.following.Store(&events)
+	defer c.following.Store(nil)
 	for {
 		select {
 		case ev, ok := <-events:

@@ -23,13 +23,15 @@ type Handlers struct {
 	// protobufWatch is the Encoding of every protobuf watch; its frames
 	// are re-encoded once per event for all such watches.
 	protobufWatch *watchserver.Encoding
+	// bigLists are the seats big LISTs take turns in (listseats.go).
+	bigLists *listSeats
 }
 
 // New returns the handlers of the resources in reg over st; watches are
 // served by ws.
 func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
 	frames := negotiation.NewProtobufWatchFrames(protobufFramesRemembered)
-	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer,
+	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer, bigLists: newListSeats(),
 		protobufWatch: &watchserver.Encoding{
 			ContentType: negotiation.ProtobufWatchContentType,
 			Binary:      true,
@@ -95,7 +97,8 @@ func (h *Handlers) Serve(w http.ResponseWriter, r *http.Request, ri RequestInfo,
 		// Not faster than the watch cache can fan the writes out
 		// (cacher/backpressure.go): at most a second's wait, never a refusal.
 		if c := ri.Entry.Cacher; c != nil {
-			c.WaitForFanOut(r.Context())
+			done, _ := c.AdmitWrite(r.Context())
+			defer done()
 		}
 		h.serveWrite(w, r, ri, verb)
 	default:

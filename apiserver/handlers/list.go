@@ -56,6 +56,12 @@ func (h *Handlers) serveList(w http.ResponseWriter, r *http.Request, ri RequestI
 		h.tracer.Printf(narrate.HTTP, "LIST %s%s → %d item(s) at rv %s from the %s",
 			res.Name, nsSuffix(ri.Namespace), len(lr.items), lr.meta.ResourceVersion, lr.from)
 	}
+	release, err := h.bigLists.take(r.Context(), len(lr.items))
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	defer release()
 	if out.Table != "" {
 		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, time.Now()))
 		return

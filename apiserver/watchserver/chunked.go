@@ -84,13 +84,17 @@ func writeWatchHeaders(conn net.Conn, h http.Header) error {
 	return err
 }
 
+// deadlineSlack is how stale a watch's write deadline may get before it
+// is pushed back: re-arming it costs a timer update per write, and a busy
+// watch writes thousands of times a minute. So a write may have a little
+// less than watchWriteTimeout, never less than watchWriteTimeout minus
+// the slack.
+const deadlineSlack = 5 * time.Second
+
 // writeChunks writes frames as HTTP chunks: one chunk and one write per
 // maxBatchBytes of frames, a frame bigger than that alone in its chunk
 // (framed by one writev, without a copy).
 func writeChunks(conn net.Conn, frames [][]byte) (n int, err error) {
-	if err := conn.SetWriteDeadline(time.Now().Add(watchWriteTimeout)); err != nil {
-		return 0, err
-	}
 	bp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bp)
 	for i := 0; i < len(frames); {
@@ -167,6 +171,8 @@ type chunkedWriter struct {
 	ctx        context.Context
 	clientGone context.CancelCauseFunc
 	readerDone chan struct{}
+	// deadline is the write deadline set last (see deadlineSlack).
+	deadline time.Time
 }
 
 func (cw *chunkedWriter) label() string    { return "" }
@@ -200,6 +206,13 @@ func (cw *chunkedWriter) client() context.Context {
 
 // write frames the batch as chunks; a failed write resets the connection.
 func (cw *chunkedWriter) write(frames [][]byte, _ func() bool) (int, error) {
+	if now := time.Now(); cw.deadline.Sub(now) < watchWriteTimeout-deadlineSlack {
+		cw.deadline = now.Add(watchWriteTimeout)
+		if err := cw.conn.SetWriteDeadline(cw.deadline); err != nil {
+			cw.close(true)
+			return 0, err
+		}
+	}
 	n, err := writeChunks(cw.conn, frames)
 	if err != nil {
 		cw.close(true)

@@ -91,11 +91,12 @@ func (wt *watch) pump(wr writer) {
 	// too slow instead of queueing for it forever.
 	ctx, cancel := watchContext(wr.client(), wt.timeout)
 	defer cancel()
-	var frames [][]byte
 	for {
-		var err error
-		frames, err = wt.watcher.Next(ctx, frames[:0])
+		// The frames come in a pooled slice, given back once written: an
+		// idle watch holds none.
+		frames, err := wt.watcher.Next(ctx, nil)
 		if closed(wt.stall) {
+			cacher.ReleaseFrames(frames)
 			if wt.holdStalled(wr, len(frames)) {
 				wr.drop()
 			} else {
@@ -114,11 +115,12 @@ func (wt *watch) pump(wr writer) {
 			n, werr := wr.write(frames, wt.watcher.Pending)
 			if werr != nil {
 				wt.trace(wr, "write failed (%v): client gone", werr)
+				cacher.ReleaseFrames(frames)
 				return
 			}
 			wt.trace(wr, "wrote %d bytes, %d frames", n, len(frames))
-			frames = idleFrames(frames)
 		}
+		cacher.ReleaseFrames(frames)
 		if err == nil {
 			continue
 		}
@@ -176,16 +178,6 @@ func (wt *watch) holdStalled(wr writer, dropped int) (killed bool) {
 		wt.trace(wr, "stalled connection killed: dropping it")
 		return true
 	}
-}
-
-// idleFrames readies the frames slice for the next Next: the references
-// are dropped while the watch is idle, and a burst's big slice is not kept.
-func idleFrames(frames [][]byte) [][]byte {
-	clear(frames)
-	if cap(frames) > 1024 {
-		return nil
-	}
-	return frames
 }
 
 // trace narrates one step of the watch.

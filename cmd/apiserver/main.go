@@ -125,8 +125,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		"open connections; more are answered 503 and closed; the default is the file-descriptor limit less 256; negative: no limit")
 	watcherBuffer := fs.Int("watcher-buffer", 0,
 		fmt.Sprintf("events queued per watcher before it counts as slow and is closed (0: the watch cache's default, %d)", cacher.DefaultWatcherBuffer))
+	watchWriters := fs.Int("watch-writers", 0,
+		"watches that may write at once; the others wait their turn in line, collecting events to write together (0: half the CPUs, at least 1)")
 	enableFaults := fs.Bool("enable-faults", false,
 		"serve the workshop fault switches under /faults/ (see above)")
+	profiling := fs.Bool("profiling", false,
+		"serve Go's profiler under /debug/pprof/ (kube-apiserver's flag; on by default there, off here because without --token anyone who can connect could use it)")
 	token := fs.String("token", "",
 		"if set, every request must carry 'Authorization: Bearer <token>' (kubectl --token); others get 401")
 	trace := fs.Bool("trace", false,
@@ -163,11 +167,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		// 0 means "never" here but "the default" in Config.
 		CompactionInterval:          *compactionInterval,
 		WatcherBuffer:               *watcherBuffer,
+		WatchWriters:                *watchWriters,
 		MaxRequestsInFlight:         *maxInflight,
 		MaxMutatingRequestsInFlight: *maxMutating,
 		MaxWatches:                  *maxWatches,
 		MaxConnections:              *maxConns,
 		EnableFaults:                *enableFaults,
+		Profiling:                   *profiling,
 		Token:                       *token,
 		TLSCertFile:                 *tlsCertFile,
 		TLSKeyFile:                  *tlsKeyFile,
