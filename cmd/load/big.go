@@ -67,7 +67,7 @@ func lists(ctx context.Context, base string, c config) (report, error) {
 	fill := c
 	fill.writes, fill.writers = c.objects, max(c.writers, 8)
 	start := time.Now()
-	codes := writeAll(ctx, coll, fill, func(i int) []byte { return configMapJSON(run+"-"+strconv.Itoa(i), c.size) })
+	codes := writeAll(ctx, coll, fill, func(i int) []byte { return configMapJSON(run+"-"+strconv.Itoa(i), c.size) }, nil)
 	rep.addf("created: %v in %v", codes, time.Since(start).Round(time.Millisecond))
 
 	var small histogram

@@ -89,9 +89,12 @@ func fanout(ctx context.Context, base string, c config) (report, error) {
 	go func() { defer close(healthDone); probeHealth(healthCtx, base, &health) }()
 
 	writeStart := time.Now()
+	var answered histogram // from just before the POST to its answer
 	codes := writeAll(ctx, coll, c, func(i int) []byte {
 		sentAt[i].Store(int64(time.Since(start)))
 		return configMapJSON("l"+run+"-"+strconv.Itoa(i), c.size)
+	}, func(i int) {
+		answered.add(time.Since(start) - time.Duration(sentAt[i].Load()))
 	})
 	writesDone := time.Since(writeStart)
 	expected := int64(c.watchers-int(openFailed.Load())) * int64(c.writes)
@@ -115,6 +118,7 @@ func fanout(ctx context.Context, base string, c config) (report, error) {
 	rep.deliveries = d
 	rep.addf("writes: %v in %v (%.0f/s)", codes, writesDone.Round(time.Millisecond), float64(c.writes)/writesDone.Seconds())
 	rep.addf("deliveries: %d of %d in %v: %.0f/s", d, want, elapsed.Round(time.Millisecond), float64(d)/elapsed.Seconds())
+	rep.addf("write answered (waiting for the fan-out included): %s", answered.summary())
 	rep.addf("write-to-receive: %s", lat.summary())
 	rep.addf("watchers closed before receiving everything: %d", closedEarly.Load())
 	rep.addf("/healthz during the writes: %s", health.summary())
@@ -190,9 +194,10 @@ func readWatch(body io.Reader, prefix []byte, seen func(int)) int {
 }
 
 // writeAll POSTs c.writes objects from c.writers writers; body(i) builds
-// the i-th (and records when it was sent). A 429 is retried after its
-// Retry-After. It returns the count of each final status code.
-func writeAll(ctx context.Context, coll string, c config, body func(i int) []byte) map[int]int {
+// the i-th (and records when it was sent), and answered(i), if not nil,
+// is called once it is answered. A 429 is retried after its Retry-After.
+// It returns the count of each final status code.
+func writeAll(ctx context.Context, coll string, c config, body func(i int) []byte, answered func(i int)) map[int]int {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.writers}}
 	defer client.CloseIdleConnections()
 	var next atomic.Int64
@@ -209,6 +214,9 @@ func writeAll(ctx context.Context, coll string, c config, body func(i int) []byt
 					return
 				}
 				code := post(ctx, client, coll, body(i))
+				if answered != nil {
+					answered(i)
+				}
 				mu.Lock()
 				codes[code]++
 				mu.Unlock()
