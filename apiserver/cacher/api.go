@@ -77,9 +77,9 @@ type Config struct {
 	// with the same consequences: older watches get 410, and a dispatcher
 	// that many bytes behind holds up the store follower.
 	HistoryBytes int64
-	// MaxQueuedFrames is how many frames may wait in all watchers' queues
-	// before WaitForFanOut makes a writer wait (0: DefaultMaxQueuedFrames;
-	// negative: never wait).
+	// MaxQueuedFrames is how much fan-out, in frames, may wait before
+	// AdmitWrite makes a writer wait (0: DefaultMaxQueuedFrames; negative:
+	// never wait).
 	MaxQueuedFrames int64
 	// WatcherBuffer is each watcher's bounded queue in frames (0: default).
 	WatcherBuffer int

@@ -155,10 +155,10 @@ func (c *Cacher) terminateAll(err error) int {
 // Next blocks until at least one frame is ready, then appends every ready
 // frame to buf and returns it, so the caller can write them all in one
 // write() and flush once. With buf nil, the frames come in a slice from a
-// shared pool, to be given back with ReleaseFrames once written. When the watcher has ended and its queue is drained
-// it returns the frames it has with the reason (ErrTooSlow, ErrKilled,
-// ErrStopped, ErrStatusSent); it returns ctx.Err() as soon as ctx is done,
-// even with frames still queued.
+// shared pool, to be given back with ReleaseFrames once written. When the
+// watcher has ended and its queue is drained it returns the frames it has
+// with the reason (ErrTooSlow, ErrKilled, ErrStopped, ErrStatusSent); it
+// returns ctx.Err() as soon as ctx is done, even with frames still queued.
 //
 // Next must not be called from two goroutines at once: a watch has one
 // writer.
@@ -352,7 +352,7 @@ func (w *CacheWatcher) Stop() {
 		w.end(ErrStopped)
 		c.turns.leave(w)
 		// No one reads a stopped watcher: its frames no longer wait for
-		// a connection (see Cacher.WaitForFanOut).
+		// a connection (see Cacher.AdmitWrite).
 		w.mu.Lock()
 		c.dequeued(len(w.queue))
 		clear(w.queue)

@@ -91,7 +91,7 @@ type Cacher struct {
 	lastEndBookmark atomic.Pointer[revFrame]
 
 	// queued counts the frames waiting in all watchers' queues, for
-	// WaitForFanOut (backpressure.go).
+	// AdmitWrite (backpressure.go).
 	queued atomic.Int64
 
 	eventsDispatched atomic.Int64
