@@ -206,6 +206,11 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 		case len(w.queue) == 0:
 			err := w.err
 			w.idle = err == nil
+			if err == nil {
+				// Nothing to write: a turn held now (there should be none)
+				// goes on, or the whole line would wait for this watch.
+				w.c.turns.pass(w)
+			}
 			w.mu.Unlock()
 			if err != nil {
 				w.c.turns.leave(w)
