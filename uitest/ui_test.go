@@ -157,6 +157,12 @@ func TestServerPanelMarksThePagesOwnWatch(t *testing.T) {
 		}
 	}
 	require.True(t, found, "watcher %s is in the debug view", id)
+	// Every column of the watchers table shows at 1280 px, without
+	// scrolling sideways.
+	fits, err := chromedp.Run(e.tab, chromedp.Evaluate[bool](
+		`(() => { const box = document.querySelector('#watchers').parentElement; return box.scrollWidth <= box.clientWidth; })()`))
+	require.NoError(t, err)
+	assert.True(t, fits, "the watchers table fits its panel")
 	e.screenshot("ui-server-panel")
 }
 
