@@ -31,8 +31,8 @@ import (
 // dispatcher, the garbage collector, and on a test machine the clients.
 // With 10,000 watchers on 2 cores, one writer at a time delivered about
 // 1.2 million events a second for about 1 µs of CPU each; a writer per
-// core, 0.5 million for 2.4 µs; a goroutine per watch, as before,
-// 0.4–0.5 million for 2.5–3 µs (docs/performance-limits.md).
+// core, 0.5 million for 2.4 µs; every watcher awake, as before, 0.35–0.5
+// million for 2.5–3.2 µs (docs/performance-limits.md).
 //
 // Kubernetes has no such line: every cacheWatcher has a goroutine that
 // wakes when its channel gets an event (cache_watcher.go), and Go's

@@ -9,11 +9,11 @@ import (
 )
 
 // Big LISTs take turns to encode. Encoding a LIST of 50,000 objects keeps
-// a core busy for about a tenth of a second, and Go's scheduler lets a busy
+// a core busy for tens of milliseconds, and Go's scheduler lets a busy
 // goroutine run for 10 ms before it lets the next one have the core. With
 // 64 such LISTs at once on 2 cores, every other request waited behind
 // all of them in turn: a GET of one object took 0.3–0.5 s (issue 15).
-// So a LIST of more than bigListItems objects waits for one of a few seats
+// So a LIST of bigListItems objects or more waits for one of a few seats
 // (one per CPU) before it encodes; the others wait in order, parked, and
 // small requests find a core at once. The LISTs as a whole take as long as
 // before (the CPUs were the limit), and each is answered sooner on average,
