@@ -12,14 +12,20 @@ import "sync"
 // is left to the garbage collector.
 const maxPooledFrames = 4096
 
+// framesPool holds the slices in holders (*[][]byte): a slice put into a
+// sync.Pool as it is would be copied into a new interface value, one
+// allocation per write, which is what the pool is there to avoid. A holder
+// goes back into the pool empty when its slice is taken, and carries a
+// slice again when one is given back.
 var framesPool = sync.Pool{New: func() any { return new([][]byte) }}
 
-// getFrames returns an empty slice from the pool.
+// getFrames returns an empty slice from the pool (nil if it has none, and
+// append allocates one).
 func getFrames() [][]byte {
 	p := framesPool.Get().(*[][]byte)
 	fs := *p
 	*p = nil
-	framesPool.Put(p) // the holder goes back at once; only the slice is taken
+	framesPool.Put(p)
 	return fs[:0]
 }
 
