@@ -1,11 +1,6 @@
 package fifo
 
-import (
-	"fmt"
-	"strings"
-
-	"listwatch/api"
-)
+import "listwatch/api"
 
 // DeltaType says what happened to an object.
 type DeltaType string
@@ -81,32 +76,4 @@ func (d Deltas) Newest() *Delta {
 		return nil
 	}
 	return &d[len(d)-1]
-}
-
-// types renders the delta types as "[Added Updated]" for narration.
-func (d Deltas) types() string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, x := range d {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(x.describe())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// describe is the delta's type, marked when it carries a tombstone or
-// stands for many objects.
-func (d Delta) describe() string {
-	switch o := d.Object.(type) {
-	case DeletedFinalStateUnknown:
-		return string(d.Type) + "(tombstone)"
-	case ReplacedAllInfo:
-		return fmt.Sprintf("%s(%s at rv %s)", d.Type, plural(len(o.Objects), "object"), o.ResourceVersion)
-	case BookmarkInfo:
-		return fmt.Sprintf("%s(rv %s)", d.Type, o.ResourceVersion)
-	}
-	return string(d.Type)
 }

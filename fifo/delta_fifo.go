@@ -51,7 +51,7 @@ func (f *DeltaFIFO) change(t DeltaType, obj *api.Object) error {
 	defer f.mu.Unlock()
 	f.populatedLocked()
 	if t == Deleted && !f.knowsLocked(key) {
-		f.tr.Printf(narrate.DeltaFIFO, "ignored Deleted %s: neither queued nor known (a relist already reported it)", key)
+		f.tr.Printf(narrate.Queue, "ignored Deleted %s: neither queued nor known (a relist already reported it)", key)
 		return nil
 	}
 	f.queueLocked(key, Delta{Type: t, Object: obj})
@@ -83,9 +83,9 @@ func (f *DeltaFIFO) queueLocked(key string, d Delta) {
 	f.wakeLocked()
 	if f.tr.Enabled() {
 		if len(deltas) == before {
-			f.tr.Printf(narrate.DeltaFIFO, "queued %s %s, collapsed into the Deleted before it (%s)", d.describe(), key, plural(len(deltas), "delta"))
+			f.tr.Printf(narrate.Queue, "queued %s %s, collapsed into the Deleted before it (%s)", d.describe(), key, plural(len(deltas), "delta"))
 		} else {
-			f.tr.Printf(narrate.DeltaFIFO, "queued %s %s (%s)", d.describe(), key, plural(len(deltas), "delta"))
+			f.tr.Printf(narrate.Queue, "queued %s %s (%s)", d.describe(), key, plural(len(deltas), "delta"))
 		}
 	}
 }
@@ -111,7 +111,7 @@ func (f *DeltaFIFO) Replace(list []*api.Object, resourceVersion string) error {
 		if listed[key] {
 			continue
 		}
-		f.tombstoneLocked(key, tombstoneFor(key, f.items[key].Newest().Object), resourceVersion, "queued")
+		f.tombstoneLocked(f.queueLocked, key, tombstoneFor(key, f.items[key].Newest().Object), resourceVersion, "queued")
 		tombstones++
 	}
 	if f.known != nil {
@@ -120,24 +120,16 @@ func (f *DeltaFIFO) Replace(list []*api.Object, resourceVersion string) error {
 				continue
 			}
 			cached, _ := f.known.GetByKey(key)
-			f.tombstoneLocked(key, DeletedFinalStateUnknown{Key: key, Obj: cached}, resourceVersion, "cached")
+			f.tombstoneLocked(f.queueLocked, key, DeletedFinalStateUnknown{Key: key, Obj: cached}, resourceVersion, "cached")
 			tombstones++
 		}
 	}
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "replaced at rv %s: %s listed, %s, %s queued",
+		f.tr.Printf(narrate.Queue, "replaced at rv %s: %s listed, %s, %s queued",
 			resourceVersion, plural(len(list), "object"), plural(tombstones, "tombstone"), plural(len(f.queue), "key"))
 	}
 	f.firstReplaceLocked(len(f.queue))
 	return nil
-}
-
-func (f *DeltaFIFO) tombstoneLocked(key string, ts DeletedFinalStateUnknown, rv, where string) {
-	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "tombstone %s: %s at rv %s but missing from the relist at rv %s",
-			key, where, resourceVersionOf(ts), rv)
-	}
-	f.queueLocked(key, Delta{Type: Deleted, Object: ts})
 }
 
 // Resync queues a Sync delta for every KnownObjects key with nothing queued.
@@ -165,7 +157,7 @@ func (f *DeltaFIFO) Resync() error {
 		synced++
 	}
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "resync: %s, %s skipped (deltas already queued)", plural(synced, "Sync delta"), plural(skipped, "key"))
+		f.tr.Printf(narrate.Queue, "resync: %s, %s skipped (deltas already queued)", plural(synced, "Sync delta"), plural(skipped, "key"))
 	}
 	return nil
 }
@@ -197,7 +189,7 @@ func (f *DeltaFIFO) Pop(ctx context.Context, process func(deltas Deltas, isInIni
 	// true while the last initial item is still being handled.
 	defer f.poppedLocked()
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "popped %s %s (%s%s left)", key, deltas.types(), initialNote(initial), plural(len(f.queue), "key"))
+		f.tr.Printf(narrate.Queue, "popped %s %s (%s%s left)", key, deltas.types(), initialNote(initial), plural(len(f.queue), "key"))
 	}
 	return process(deltas, initial)
 }
@@ -237,7 +229,7 @@ func (f *DeltaFIFO) Get(key string) (Deltas, bool) {
 // Pops; once none are left Pop returns ErrClosed.
 func (f *DeltaFIFO) Close() {
 	f.close()
-	f.tr.Printf(narrate.DeltaFIFO, "closed")
+	f.tr.Printf(narrate.Queue, "closed")
 }
 
 // IsClosed reports whether Close was called.

@@ -64,6 +64,26 @@
 // deltas for distinct keys, InOrderInformersBatchProcess; that is left out
 // here.)
 //
+// # Read in this order
+//
+// The default queue first, in the order a delta lives in it:
+//
+//   - queue.go: Queue, what the Reflector writes to and the informer pops
+//     from, and Options (core, below them, is the lock and HasSynced
+//     bookkeeping the queues share; skip it on a first read);
+//   - delta.go: the eight delta types and what each carries;
+//   - real_fifo.go: RealFIFO, the plain in-order queue: Add/Update/Delete,
+//     Replace (reconcileReplacementLocked), Resync, Pop;
+//   - real_fifo_atomic.go: what the atomic RealFIFO, the default, does
+//     instead: addReplaceToItemsLocked, addResyncToItemsLocked, Bookmark,
+//     whileProcessingLocked;
+//   - tombstone.go: DeletedFinalStateUnknown, what a missed deletion looks
+//     like, and tombstoneLocked, which both keyed Replaces use.
+//
+// Then, to compare: delta_fifo.go and dedup.go (DeltaFIFO, the queue the
+// articles describe). keys.go (KeyOf, KnownObjects) and narration.go (how
+// the queue's narration lines are written) can be skipped.
+//
 // # Two bugs DeltaFIFO had to fix
 //
 // Relist treated as resync (kubernetes#86015). Replace used to queue Sync

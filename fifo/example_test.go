@@ -115,7 +115,7 @@ func ExampleOptions_tracer() {
 	_ = q.Update(configMap("foo", "2"))
 	_ = q.Pop(context.Background(), func(fifo.Deltas, bool) error { return nil })
 	// Output:
-	// deltafifo     queued Added default/foo (1 delta)
-	// deltafifo     queued Updated default/foo (2 deltas)
-	// deltafifo     popped default/foo [Added Updated] (0 keys left)
+	// queue         queued Added default/foo (1 delta)
+	// queue         queued Updated default/foo (2 deltas)
+	// queue         popped default/foo [Added Updated] (0 keys left)
 }

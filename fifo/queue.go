@@ -222,19 +222,3 @@ func keyAll(list []*api.Object) ([]string, map[string]bool, error) {
 	}
 	return keys, set, nil
 }
-
-// plural renders "1 delta", "2 deltas".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// initialNote marks narration of items from the initial list.
-func initialNote(initial bool) string {
-	if initial {
-		return "initial list, "
-	}
-	return ""
-}

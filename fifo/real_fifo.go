@@ -14,21 +14,26 @@ import (
 // merged per key, so a consumer sees changes to different objects in the
 // order the server made them. client-go's informers use it since 1.33; since
 // 1.36 in its atomic form (Options.Atomic, Options.UnlockWhileProcessing).
+//
+// What the atomic form does differently is in real_fifo_atomic.go; this
+// file reads as the plain RealFIFO, with one line where each method hands
+// over to it.
 type RealFIFO struct {
 	core
 	items []Delta
-	// atomic and unlock are Options.Atomic and Options.UnlockWhileProcessing.
-	atomic, unlock bool
+	// emitAtomicEvents and unlockWhileProcessing are Options.Atomic and
+	// Options.UnlockWhileProcessing (client-go's field names).
+	emitAtomicEvents, unlockWhileProcessing bool
 }
 
 // NewRealFIFO returns the in-order queue client-go's informers use since
 // 1.33. With opts.Atomic it is the 1.36 queue: KnownObjects is then ignored
 // (the consumer reconciles re-lists itself).
 func NewRealFIFO(opts Options) *RealFIFO {
-	f := &RealFIFO{core: newCore(opts), atomic: opts.Atomic}
-	if f.atomic {
+	f := &RealFIFO{core: newCore(opts), emitAtomicEvents: opts.Atomic}
+	if f.emitAtomicEvents {
 		f.known = nil
-		f.unlock = opts.UnlockWhileProcessing
+		f.unlockWhileProcessing = opts.UnlockWhileProcessing
 	}
 	return f
 }
@@ -63,19 +68,14 @@ func (f *RealFIFO) queueLocked(key string, d Delta) {
 		if key != "" {
 			key = " " + key
 		}
-		f.tr.Printf(narrate.DeltaFIFO, "queued %s%s (%s in line)", d.describe(), key, plural(len(f.items), "delta"))
+		f.tr.Printf(narrate.Queue, "queued %s%s (%s in line)", d.describe(), key, plural(len(f.items), "delta"))
 	}
 }
 
 // Replace is a re-list at resourceVersion. An atomic RealFIFO queues it as
-// one ReplacedAll delta (see replaceAtomicLocked). Otherwise, first, tombstones: for every
-// queued key the list lacks whose newest queued delta is not already a
-// Deleted (the tombstone holds that newest object), then for every
-// KnownObjects key the list lacks with nothing queued (holding the cached
-// object). Then a Replaced delta for each listed object, in list order. The
-// deletions go first so that a key deleted and re-created while we were
-// away reaches the consumer as a delete followed by the new object. A list
-// with an object that has no key is refused whole.
+// one ReplacedAll delta (addReplaceToItemsLocked); otherwise
+// reconcileReplacementLocked queues tombstones, then the list. A list with
+// an object that has no key is refused whole.
 func (f *RealFIFO) Replace(list []*api.Object, resourceVersion string) error {
 	keys, listed, err := keyAll(list)
 	if err != nil {
@@ -83,11 +83,23 @@ func (f *RealFIFO) Replace(list []*api.Object, resourceVersion string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.atomic {
-		f.replaceAtomicLocked(list, resourceVersion)
-		return nil
+	if f.emitAtomicEvents {
+		f.addReplaceToItemsLocked(list, resourceVersion)
+	} else {
+		f.reconcileReplacementLocked(list, keys, listed, resourceVersion)
 	}
+	f.firstReplaceLocked(len(f.items))
+	return nil
+}
 
+// reconcileReplacementLocked is client-go's reconcileReplacement. First,
+// tombstones: for every queued key the list lacks whose newest queued delta
+// is not already a Deleted (the tombstone holds that newest object), then
+// for every KnownObjects key the list lacks with nothing queued (holding
+// the cached object). Then a Replaced delta for each listed object, in list
+// order. The deletions go first so that a key deleted and re-created while
+// we were away reaches the consumer as a delete followed by the new object.
+func (f *RealFIFO) reconcileReplacementLocked(list []*api.Object, keys []string, listed map[string]bool, resourceVersion string) {
 	// The newest queued delta of each queued key, keys in first-seen order.
 	var queuedKeys []string
 	newest := map[string]Delta{}
@@ -108,7 +120,7 @@ func (f *RealFIFO) Replace(list []*api.Object, resourceVersion string) error {
 		if listed[key] || last.Type == Deleted {
 			continue
 		}
-		f.tombstoneLocked(key, tombstoneFor(key, last.Object), resourceVersion, "queued")
+		f.tombstoneLocked(f.queueLocked, key, tombstoneFor(key, last.Object), resourceVersion, "queued")
 		tombstones++
 	}
 	if f.known != nil {
@@ -117,7 +129,7 @@ func (f *RealFIFO) Replace(list []*api.Object, resourceVersion string) error {
 				continue
 			}
 			cached, _ := f.known.GetByKey(key)
-			f.tombstoneLocked(key, DeletedFinalStateUnknown{Key: key, Obj: cached}, resourceVersion, "cached")
+			f.tombstoneLocked(f.queueLocked, key, DeletedFinalStateUnknown{Key: key, Obj: cached}, resourceVersion, "cached")
 			newest[key] = Delta{Type: Deleted} // a key listed twice gets one tombstone
 			tombstones++
 		}
@@ -126,31 +138,20 @@ func (f *RealFIFO) Replace(list []*api.Object, resourceVersion string) error {
 		f.queueLocked(keys[i], Delta{Type: Replaced, Object: obj})
 	}
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "replaced at rv %s: %s listed, %s, %s queued",
+		f.tr.Printf(narrate.Queue, "replaced at rv %s: %s listed, %s, %s queued",
 			resourceVersion, plural(len(list), "object"), plural(tombstones, "tombstone"), plural(len(f.items), "delta"))
 	}
-	f.firstReplaceLocked(len(f.items))
-	return nil
-}
-
-func (f *RealFIFO) tombstoneLocked(key string, ts DeletedFinalStateUnknown, rv, where string) {
-	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "tombstone %s: %s at rv %s but missing from the relist at rv %s",
-			key, where, resourceVersionOf(ts), rv)
-	}
-	f.queueLocked(key, Delta{Type: Deleted, Object: ts})
 }
 
 // Resync queues a Sync delta for every KnownObjects key with nothing queued,
 // for the same reason as DeltaFIFO.Resync: a queued delta is newer than the
 // cache. Without KnownObjects Resync does nothing. An atomic RealFIFO
-// queues one SyncAll delta instead.
+// queues one SyncAll delta instead (addResyncToItemsLocked).
 func (f *RealFIFO) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.atomic {
-		f.queueLocked("", Delta{Type: SyncAll, Object: SyncAllInfo{}})
-		f.tr.Printf(narrate.DeltaFIFO, "resync: one SyncAll delta (the informer re-delivers every cached object)")
+	if f.emitAtomicEvents {
+		f.addResyncToItemsLocked()
 		return nil
 	}
 	if f.known == nil {
@@ -177,7 +178,7 @@ func (f *RealFIFO) Resync() error {
 		synced++
 	}
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "resync: %s, %s skipped (deltas already queued)", plural(synced, "Sync delta"), plural(skipped, "key"))
+		f.tr.Printf(narrate.Queue, "resync: %s, %s skipped (deltas already queued)", plural(synced, "Sync delta"), plural(skipped, "key"))
 	}
 	return nil
 }
@@ -206,9 +207,9 @@ func (f *RealFIFO) Pop(ctx context.Context, process func(deltas Deltas, isInInit
 	// true while the last initial item is still being handled.
 	defer f.poppedLocked()
 	if f.tr.Enabled() {
-		f.tr.Printf(narrate.DeltaFIFO, "popped %s%s (%s%s left)", d.describe(), keySuffix(d), initialNote(initial), plural(len(f.items), "delta"))
+		f.tr.Printf(narrate.Queue, "popped %s%s (%s%s left)", d.describe(), keySuffix(d), initialNote(initial), plural(len(f.items), "delta"))
 	}
-	return f.processLocked(func() error { return process(Deltas{d}, initial) })
+	return f.whileProcessingLocked(func() error { return process(Deltas{d}, initial) })
 }
 
 // HasSynced is true once the first Replace's deltas have all been popped,
@@ -237,7 +238,7 @@ func (f *RealFIFO) Pending() Deltas {
 // Pops; once none are left Pop returns ErrClosed.
 func (f *RealFIFO) Close() {
 	f.close()
-	f.tr.Printf(narrate.DeltaFIFO, "closed")
+	f.tr.Printf(narrate.Queue, "closed")
 }
 
 // IsClosed reports whether Close was called.

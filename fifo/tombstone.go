@@ -1,6 +1,9 @@
 package fifo
 
-import "listwatch/api"
+import (
+	"listwatch/api"
+	"listwatch/narrate"
+)
 
 // DeletedFinalStateUnknown is a tombstone: the object was deleted while we
 // were not watching, so we only know its last state we had seen.
@@ -28,18 +31,14 @@ func tombstoneFor(key string, last any) DeletedFinalStateUnknown {
 	return DeletedFinalStateUnknown{Key: key}
 }
 
-// resourceVersionOf is the resourceVersion a delta's object carries, for
-// narration ("?" for a tombstone without an object).
-func resourceVersionOf(obj any) string {
-	switch o := obj.(type) {
-	case *api.Object:
-		if o != nil {
-			return o.Metadata.ResourceVersion
-		}
-	case DeletedFinalStateUnknown:
-		if o.Obj != nil {
-			return o.Obj.Metadata.ResourceVersion
-		}
+// tombstoneLocked queues, with the queue's own queueLocked, a Deleted delta
+// carrying ts, and narrates why: key was queued or cached (where) at the
+// resourceVersion ts holds, but the re-list at rv lacks it. DeltaFIFO's and
+// the plain RealFIFO's Replace both use it.
+func (c *core) tombstoneLocked(queueLocked func(key string, d Delta), key string, ts DeletedFinalStateUnknown, rv, where string) {
+	if c.tr.Enabled() {
+		c.tr.Printf(narrate.Queue, "tombstone %s: %s at rv %s but missing from the relist at rv %s",
+			key, where, resourceVersionOf(ts), rv)
 	}
-	return "?"
+	queueLocked(key, Delta{Type: Deleted, Object: ts})
 }

@@ -135,8 +135,8 @@ func Example_narrated() {
 	<-stopped
 	// Output:
 	// reflector     event ADDED default/demo rv=11
-	// deltafifo     queued Added default/demo (1 delta in line)
-	// deltafifo     popped Added default/demo (0 deltas left)
+	// queue         queued Added default/demo (1 delta in line)
+	// queue         popped Added default/demo (0 deltas left)
 	// indexer       indexed default/demo rv=11 (1 cached)
 	// processor     dispatched ADD default/demo rv=11 to handler printer (backlog 1)
 	// handler       printer ADD default/demo rv=11

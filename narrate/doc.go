@@ -2,7 +2,7 @@
 // client alike, takes an optional *Tracer and tells it, in one line, what it
 // just did with an event: the store committed revision 42, the watch cache
 // dispatched it to 3 watchers, the StreamWatcher decoded a MODIFIED frame,
-// the DeltaFIFO queued an Updated delta, the Indexer stored it, a handler got
+// the queue took an Updated delta, the Indexer stored it, a handler got
 // OnUpdate. Hand the same Tracer to every layer and you can follow one
 // object from the store to a handler:
 //

@@ -17,7 +17,7 @@ const (
 	StreamWatcher = "streamwatcher"
 	RetryWatcher  = "retrywatcher"
 	Reflector     = "reflector"
-	DeltaFIFO     = "deltafifo"
+	Queue         = "queue"
 	Indexer       = "indexer"
 	Processor     = "processor"
 	Handler       = "handler"
@@ -34,7 +34,7 @@ const layerWidth = len(StreamWatcher) + 1
 var layerColours = map[string]string{
 	Store: "\x1b[35m", WatchCache: "\x1b[34m", HTTP: "\x1b[36m",
 	StreamWatcher: "\x1b[32m", RetryWatcher: "\x1b[32m", Reflector: "\x1b[33m",
-	DeltaFIFO: "\x1b[33m", Indexer: "\x1b[31m", Processor: "\x1b[31m", Handler: "\x1b[1m",
+	Queue: "\x1b[33m", Indexer: "\x1b[31m", Processor: "\x1b[31m", Handler: "\x1b[1m",
 	Workqueue: "\x1b[36m", Controller: "\x1b[1m",
 }
 

@@ -121,7 +121,7 @@ func handlerNote(verb string, obj *api.Object, tombstone, initial bool) note {
 // layer name, except that the HTTP layer has two, the server writing the
 // frame and the client reading it off the socket.
 var tripSteps = []string{"store", "watchcache", "http (server wrote)", "http (client read)",
-	"streamwatcher", "reflector", "deltafifo", "indexer", "processor", "handler"}
+	"streamwatcher", "reflector", "queue", "indexer", "processor", "handler"}
 
 // tripStep names the step a printed narration line shows, or "" if it is
 // not part of the followed object's trip.

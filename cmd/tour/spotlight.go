@@ -71,7 +71,7 @@ func (s *spotlight) keep(layer, line string) bool {
 			return true
 		}
 		switch layer {
-		case narrate.Store, narrate.DeltaFIFO, narrate.Handler:
+		case narrate.Store, narrate.Queue, narrate.Handler:
 			return true
 		}
 		return false
@@ -124,7 +124,7 @@ func lifecycle(layer, line string, trip bool) bool {
 		// Its events for objects not followed are left out; its bookmarks
 		// and errors, and all its decisions, are kept.
 		return !has("event ") || has("event BOOKMARK", "event ERROR")
-	case narrate.DeltaFIFO:
+	case narrate.Queue:
 		return has("replaced at rv", "tombstone")
 	case narrate.Indexer:
 		return has("replaced with")

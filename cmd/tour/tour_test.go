@@ -88,7 +88,7 @@ func TestTourRunsEveryStage(t *testing.T) {
 
 	// Every layer's name starts at least one line.
 	for _, layer := range []string{narrate.Store, narrate.WatchCache, narrate.HTTP, narrate.StreamWatcher,
-		narrate.Reflector, narrate.DeltaFIFO, narrate.Indexer, narrate.Processor, narrate.Handler, networkLayer} {
+		narrate.Reflector, narrate.Queue, narrate.Indexer, narrate.Processor, narrate.Handler, networkLayer} {
 		found := false
 		for _, line := range strings.Split(out, "\n") {
 			if layerLine(line, layer) {
@@ -125,7 +125,7 @@ func TestTourRunsEveryStage(t *testing.T) {
 		{narrate.HTTP, "client read chunk"},
 		{narrate.StreamWatcher, "ADDED default/demo"},
 		{narrate.Reflector, "event ADDED default/demo"},
-		{narrate.DeltaFIFO, "queued Added default/demo"},
+		{narrate.Queue, "queued Added default/demo"},
 		{narrate.Indexer, "default/demo"},
 		{narrate.Processor, "default/demo"},
 		{narrate.Handler, "ADD default/demo"},

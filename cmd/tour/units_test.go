@@ -86,8 +86,8 @@ func TestSpotlight(t *testing.T) {
 		{narrate.Reflector, "configmaps: event ADDED default/busy rv=9", false, false},
 		{narrate.Reflector, "configmaps: event BOOKMARK rv=5", false, true},
 		{narrate.Reflector, "configmaps: backoff 1.2s, then re-list", false, true},
-		{narrate.DeltaFIFO, "queued Updated default/demo (1 delta)", false, true},
-		{narrate.DeltaFIFO, "queued Updated default/busy (1 delta)", false, false},
+		{narrate.Queue, "queued Updated default/demo (1 delta)", false, true},
+		{narrate.Queue, "queued Updated default/busy (1 delta)", false, false},
 		{narrate.Indexer, "indexed default/demo rv=5 (2 cached)", false, false},
 		{narrate.Handler, "tour UPDATE default/demo rv=5→6", false, true},
 		{networkLayer, "cable unplugged", false, true},
@@ -122,7 +122,7 @@ func TestNarrationParsing(t *testing.T) {
 		ok               bool
 	}{
 		{"+  0.002s store         rev 5 ADDED /registry/configmaps/default/demo\n", "store", "rev 5 ADDED /registry/configmaps/default/demo", true},
-		{"+ 12.345s \x1b[33mdeltafifo     \x1b[0mqueued Added default/demo (1 delta)\n", "deltafifo", "queued Added default/demo (1 delta)", true},
+		{"+ 12.345s \x1b[33mqueue         \x1b[0mqueued Added default/demo (1 delta)\n", "queue", "queued Added default/demo (1 delta)", true},
 		{"━━ 2. One event's trip ━━━━\n", "", "", false},
 		{"   Notice: one number travels the whole way\n", "", "", false},
 	}

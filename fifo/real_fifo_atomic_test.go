@@ -102,9 +102,9 @@ func TestUnlockWhileProcessingLetsWritersIn(t *testing.T) {
 // consumer's cache in Replace, so it must keep the consumer out meanwhile.
 func TestUnlockWhileProcessingNeedsAtomic(t *testing.T) {
 	q := NewRealFIFO(Options{UnlockWhileProcessing: true})
-	assert.False(t, q.unlock)
-	assert.True(t, newAtomic(true).unlock)
-	assert.False(t, newAtomic(false).unlock)
+	assert.False(t, q.unlockWhileProcessing)
+	assert.True(t, newAtomic(true).unlockWhileProcessing)
+	assert.False(t, newAtomic(false).unlockWhileProcessing)
 }
 
 // A process that panics leaves the queue locked exactly once, so the
