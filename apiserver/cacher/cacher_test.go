@@ -60,7 +60,7 @@ func TestReplayFromInsideTheBufferIsExact(t *testing.T) {
 	for i := range want {
 		assert.Equal(t, string(want[i]), string(got[i]), "frame %d", i)
 	}
-	quiet(t, w, 50*time.Millisecond)
+	quiet(t, w)
 
 	// Then live events follow the replay.
 	live := e.create("default", "after", nil, "x")
@@ -210,10 +210,10 @@ func TestListFromTheFutureWaitsThen504(t *testing.T) {
 		// cache sees none of them, but a progress check lets it answer.
 		other, err := e.s.Create(context.Background(), "/registry/secrets/ns/s", configMap("ns", "s", nil, ""))
 		require.NoError(t, err)
-		start := time.Now()
+		// Without the progress check the wait would end in the 504 above:
+		// no error is the proof, whatever the time it took.
 		objs, rev, err := e.c.List(context.Background(), rv(other), nil)
 		require.NoError(t, err)
-		assert.Less(t, time.Since(start), freshnessTimeout)
 		assert.Equal(t, rv(other), rev)
 		for i := 1; i < len(objs); i++ {
 			assert.Less(t, objs[i-1].Key(), objs[i].Key(), "sorted by key")
@@ -221,10 +221,13 @@ func TestListFromTheFutureWaitsThen504(t *testing.T) {
 	})
 
 	t.Run("ctx done while waiting", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		defer cancel()
+		// A context that is done is what the wait finds at its first
+		// select, before anything else can be ready: a timeout of a few
+		// milliseconds would race the 3 s one on a stalled machine.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
 		_, _, err := e.c.List(ctx, rv(o)+1000, nil)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.ErrorIs(t, err, context.Canceled)
 	})
 }
 
@@ -283,13 +286,13 @@ func TestInitialEvents(t *testing.T) {
 			assert.Equal(t, string(frameOf(api.Added, a)), string(got[0]))
 			assert.Equal(t, string(frameOf(api.Added, b)), string(got[1]))
 			assert.Equal(t, string(frameOf(api.Added, g)), string(got[2]))
-			quiet(t, w, 20*time.Millisecond)
+			quiet(t, w)
 		}
 	})
 
 	t.Run("sendInitialEvents=false sends only changes", func(t *testing.T) {
 		w := e.watch(WatchOptions{Namespace: "fixtures", SendInitialEvents: ptr(false)})
-		quiet(t, w, 20*time.Millisecond)
+		quiet(t, w)
 	})
 
 	t.Run("sendInitialEvents=true ends with the annotated bookmark", func(t *testing.T) {
@@ -370,7 +373,7 @@ func TestKillWatchers(t *testing.T) {
 		ws = append(ws, e.watch(WatchOptions{SendInitialEvents: ptr(false)}))
 	}
 	e.create("ns", "a", nil, "")
-	require.Eventually(t, func() bool { return ws[2].Pending() }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return ws[2].Pending() }, safetyTimeout, time.Millisecond)
 	assert.Equal(t, 3, e.c.KillWatchers())
 	for _, w := range ws {
 		got, err := w.Next(context.Background(), nil)
@@ -418,7 +421,7 @@ func TestStatsDescribeWatchers(t *testing.T) {
 	require.Eventually(t, func() bool {
 		st = e.c.Stats()
 		return st.EventsDispatched == 1
-	}, 5*time.Second, time.Millisecond)
+	}, safetyTimeout, time.Millisecond)
 	assert.Equal(t, "configmaps", st.Resource)
 	assert.Equal(t, rv(o), st.Revision)
 	assert.Equal(t, 1, st.HistoryLen)
@@ -453,7 +456,7 @@ func TestRelistEndsWatchersThatCannotContinue(t *testing.T) {
 			_, _ = e.s.Create(ctx, key("ns", fmt.Sprintf("x%d-%d", time.Now().UnixNano(), i)), configMap("ns", "x", nil, ""))
 		}
 		return e.c.Stats().Relists > 0
-	}, 10*time.Second, time.Millisecond)
+	}, safetyTimeout, time.Millisecond)
 	_, err := drain(w)
 	assert.ErrorIs(t, err, ErrStopped)
 
@@ -474,7 +477,7 @@ func TestRelistEndsWatchersThatCannotContinue(t *testing.T) {
 
 // drain reads w until it ends.
 func drain(w *CacheWatcher) (int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	n := 0
 	for {
@@ -491,7 +494,7 @@ func TestNextReturnsWhenCtxIsDoneEvenWithFramesPending(t *testing.T) {
 	e := newEnv(t, Config{})
 	w := e.watch(WatchOptions{SendInitialEvents: ptr(false)})
 	e.create("ns", "a", nil, "")
-	require.Eventually(t, w.Pending, 5*time.Second, time.Millisecond)
+	require.Eventually(t, w.Pending, safetyTimeout, time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	got, err := w.Next(ctx, nil)

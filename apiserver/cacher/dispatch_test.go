@@ -32,7 +32,7 @@ func TestSlowWatcherIsClosedWhileOthersGetEverything(t *testing.T) {
 	received := make(chan api.Event, total)
 	readErr := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 		defer cancel()
 		n := 0
 		for n < total {
@@ -54,11 +54,11 @@ func TestSlowWatcherIsClosedWhileOthersGetEverything(t *testing.T) {
 		for len(got) < i-buffer/2 {
 			got = append(got, <-received)
 		}
-		start := time.Now()
-		e.create("ns", fmt.Sprintf("cm%02d", i), nil, "")
 		// The store's writer never waits for the watch cache, let alone
-		// for a watcher; a generous bound only catches a real block.
-		require.Less(t, time.Since(start), time.Second, "write %d blocked", i)
+		// for a watcher: were it to wait for the one that never reads, this
+		// loop would never end (the safety timeout turns that into a
+		// failure). No time is asserted.
+		e.create("ns", fmt.Sprintf("cm%02d", i), nil, "")
 	}
 	for len(got) < total {
 		got = append(got, <-received)
@@ -222,8 +222,12 @@ func TestBookmarks(t *testing.T) {
 
 func TestBookmarkBeforeTheDeadline(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
-	// The periodic interval is long: only the pre-deadline one can come.
-	e := newEnv(t, Config{})
+	// The periodic interval is an hour: only the pre-deadline bookmark can
+	// come, so its arrival is the proof it was sent for the deadline. When
+	// it arrives is checked from below only: a busy machine may deliver it
+	// late, and that is no fault of the cache (nextBookmarkTime's own test
+	// checks the time it is due).
+	e := newEnv(t, Config{BookmarkInterval: func() time.Duration { return time.Hour }})
 	deadline := time.Now().Add(bookmarkLead + 600*time.Millisecond)
 	w := e.watch(WatchOptions{AllowBookmarks: true, SendInitialEvents: ptr(false), Deadline: deadline})
 	o := e.create("ns", "a", nil, "")
@@ -232,7 +236,6 @@ func TestBookmarkBeforeTheDeadline(t *testing.T) {
 	now := time.Now()
 	require.Equal(t, api.Bookmark, ev.Type)
 	assert.Equal(t, o.Metadata.ResourceVersion, ev.Object.Metadata.ResourceVersion)
-	assert.True(t, now.Before(deadline), "bookmark %v after the deadline", now.Sub(deadline))
 	assert.False(t, now.Before(deadline.Add(-bookmarkLead)), "bookmark %v too early", deadline.Add(-bookmarkLead).Sub(now))
 }
 
@@ -422,7 +425,7 @@ func TestNoWatcherSeesARevisionGoBackwards(t *testing.T) {
 	// bookmarks); then its state must be the store's, filtered alike.
 	all, err := e.s.List(ctx, testPrefix, store.ListOptions{})
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return e.c.Revision() >= final }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return e.c.Revision() >= final }, safetyTimeout, time.Millisecond)
 	require.Eventually(t, func() bool {
 		for _, st := range e.c.Stats().Watchers {
 			if st.LastRevision < final {
@@ -430,7 +433,7 @@ func TestNoWatcherSeesARevisionGoBackwards(t *testing.T) {
 			}
 		}
 		return true
-	}, 5*time.Second, time.Millisecond, "every watcher reaches the final revision")
+	}, safetyTimeout, time.Millisecond, "every watcher reaches the final revision")
 	cancel()
 	watchers.Wait()
 	close(results)

@@ -124,7 +124,7 @@ func TestWatcherInLineCollectsFramesForOneWrite(t *testing.T) {
 		err    error
 	}
 	got := make(chan result, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	go func() {
 		fs, err := w.Next(ctx, nil)
@@ -136,7 +136,7 @@ func TestWatcherInLineCollectsFramesForOneWrite(t *testing.T) {
 	}
 	// The dispatcher asked for w's turn when it queued the first frame.
 	require.Eventually(t, func() bool { return turns.Stats().Waiting == 1 && w.buffered() == n },
-		5*time.Second, time.Millisecond)
+		safetyTimeout, time.Millisecond)
 	select {
 	case r := <-got:
 		t.Fatalf("Next returned before its turn: %d frames, %v", len(r.frames), r.err)
@@ -163,7 +163,7 @@ func TestNextThatGivesUpInLineCanComeBack(t *testing.T) {
 	e := newEnv(t, Config{Turns: turns})
 	w := e.watch(WatchOptions{SendInitialEvents: ptr(false)})
 	e.create("ns", "cm", nil, "")
-	require.Eventually(t, func() bool { return w.buffered() == 1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return w.buffered() == 1 }, safetyTimeout, time.Millisecond)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
