@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"listwatch/internal/clock"
 	"listwatch/narrate"
 )
 
@@ -122,7 +123,9 @@ type Client struct {
 	token      string
 	transport  TransportKind
 	idle       time.Duration
-	tr         *narrate.Tracer
+	// clock times IdleWatchTimeout: the real one, or a fake in tests.
+	clock clock.Clock
+	tr    *narrate.Tracer
 }
 
 // New checks cfg and returns a Client. Nothing is sent until a request is
@@ -209,6 +212,7 @@ func New(cfg Config) (*Client, error) {
 		token:      cfg.BearerToken,
 		transport:  cfg.Transport,
 		idle:       cfg.IdleWatchTimeout,
+		clock:      clock.Real{},
 		tr:         cfg.Tracer,
 	}, nil
 }

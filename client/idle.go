@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"listwatch/internal/clock"
 	"listwatch/narrate"
 )
 
@@ -30,7 +31,7 @@ type watchBody struct {
 	// timerMu orders the timer's creation before its own callback's Close
 	// reads it: a short idle timeout can fire before AfterFunc returns.
 	timerMu sync.Mutex
-	timer   *time.Timer
+	timer   clock.Timer
 	idled   atomic.Bool
 
 	closed   atomic.Bool
@@ -39,13 +40,13 @@ type watchBody struct {
 }
 
 // newWatchBody wraps r; closeFn must make any blocked r.Read return.
-// idle <= 0 means no idle timeout.
-func newWatchBody(r io.Reader, closeFn func() error, idle time.Duration, tr *narrate.Tracer) *watchBody {
+// idle <= 0 means no idle timeout; clk times it.
+func newWatchBody(r io.Reader, closeFn func() error, idle time.Duration, clk clock.Clock, tr *narrate.Tracer) *watchBody {
 	b := &watchBody{r: r, closeFn: closeFn, idle: idle}
 	if idle > 0 {
 		b.timerMu.Lock()
 		defer b.timerMu.Unlock()
-		b.timer = time.AfterFunc(idle, func() {
+		b.timer = clk.AfterFunc(idle, func() {
 			if b.closed.Load() {
 				return // a Read re-armed the timer as Close ran
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/internal/clock"
 	"listwatch/internal/leakcheck"
 	"listwatch/narrate"
 )
@@ -308,7 +309,7 @@ func TestRetryWatcherWhatStopsAndWhatRetries(t *testing.T) {
 				requireClosed(t, rw)
 				<-rw.Done()
 			} else {
-				require.Eventually(t, func() bool { return len(f.calls()) >= len(tc.wantRV) }, 5*time.Second, time.Millisecond)
+				require.Eventually(t, func() bool { return len(f.calls()) >= len(tc.wantRV) }, safetyTimeout, time.Millisecond)
 			}
 			var rvs []string
 			for _, o := range f.calls()[:len(tc.wantRV)] {
@@ -353,7 +354,7 @@ func TestRetryWatcherWaitsForRetryAfterSeconds(t *testing.T) {
 	rw, err := NewRetryWatcher(context.Background(), "5", f, fast)
 	require.NoError(t, err)
 	defer rw.Stop()
-	require.Eventually(t, func() bool { return len(f.calls()) == 2 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(f.calls()) == 2 }, safetyTimeout, 10*time.Millisecond)
 	f.mu.Lock()
 	gap := f.times[1].Sub(f.times[0])
 	f.mu.Unlock()
@@ -369,7 +370,7 @@ func TestRetryWatcherMinRestartDelay(t *testing.T) {
 	rw, err := NewRetryWatcher(context.Background(), "5", f, RetryWatcherOptions{MinRestartDelay: delay})
 	require.NoError(t, err)
 	defer rw.Stop()
-	require.Eventually(t, func() bool { return len(f.calls()) >= 5 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(f.calls()) >= 5 }, safetyTimeout, 5*time.Millisecond)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := 1; i < 5; i++ {
@@ -405,7 +406,7 @@ func TestRetryWatcherStop(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, cap(rw.ResultChan()), "ResultChan must be unbuffered")
 	// Nobody reads: the watcher is blocked handing over the event.
-	require.Eventually(t, func() bool { return len(f.calls()) == 1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(f.calls()) == 1 }, safetyTimeout, time.Millisecond)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() { rw.Stop(); rw.Stop() })
@@ -422,7 +423,7 @@ func TestRetryWatcherEndsWithItsContext(t *testing.T) {
 	f := &fakeFactory{}
 	rw, err := NewRetryWatcher(ctx, "5", WatchFunc(f.Watch), fast)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(f.calls()) == 1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(f.calls()) == 1 }, safetyTimeout, time.Millisecond)
 	cancel()
 	<-rw.Done()
 	requireClosed(t, rw)
@@ -469,11 +470,17 @@ func TestRetryWatcherRecoversFromHalfOpenConnection(t *testing.T) {
 			s.Stall()
 		})
 		defer srv.Close()
-		c := newTestClient(t, srv, tk, func(c *Config) { c.IdleWatchTimeout = 200 * time.Millisecond })
+		const idle = 200 * time.Millisecond
+		c := newTestClient(t, srv, tk, func(c *Config) { c.IdleWatchTimeout = idle })
+		// The idle timeout runs on a fake clock, so it fires when the test
+		// says, never early on a busy machine.
+		fake := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		c.clock = fake
 		rw, err := NewRetryWatcher(context.Background(), "5", c.Resource(configMaps), fast)
 		require.NoError(t, err)
 		defer rw.Stop()
 		assert.Equal(t, cm(api.Added, "a", "6"), next(t, rw))
+		fake.Step(idle) // nothing more came: the connection is presumed dead
 		assert.Equal(t, cm(api.Modified, "a", "7"), next(t, rw))
 		rw.Stop()
 		<-rw.Done()

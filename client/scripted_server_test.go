@@ -289,9 +289,13 @@ func requireClosed(t *testing.T, w Watcher) {
 	}
 }
 
-// timeout bounds every wait in these tests: far above what any step needs,
-// so it only fires when something is really stuck.
+// safetyTimeout bounds every wait in these tests: far above what any step
+// needs even on a busy machine under -race, so it only turns a hang into a
+// failure. It is no bound on how fast anything must be.
+const safetyTimeout = 2 * time.Minute
+
+// timeout is a channel that fires after safetyTimeout.
 func timeout(t *testing.T) <-chan time.Time {
 	t.Helper()
-	return time.After(10 * time.Second)
+	return time.After(safetyTimeout)
 }

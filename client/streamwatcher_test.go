@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
+	"listwatch/internal/clock"
 	"listwatch/internal/leakcheck"
 	"listwatch/internal/syncbuf"
 	"listwatch/narrate"
@@ -267,24 +269,46 @@ func TestStreamWatcherEndsWhenContextIsCancelled(t *testing.T) {
 	})
 }
 
+// The idle timeout runs on a fake clock: the test moves time itself, so a
+// busy machine can neither cut the watch early nor keep it up late.
 func TestIdleWatchTimeoutEndsHalfOpenWatch(t *testing.T) {
+	const idle = 300 * time.Millisecond
 	forEachTransport(t, func(t *testing.T, tk TransportKind) {
-		w, done := watchOver(t, tk, func(s stream, _ *http.Request) {
-			for i := range 3 {
-				// Bytes keep arriving, each well within the idle
-				// timeout: the watch stays up.
-				time.Sleep(50 * time.Millisecond)
-				s.Send(eventLine(t, bookmark(string(rune('1'+i)))))
+		send := make(chan int)
+		srv := newScriptedServer(t, func(s stream, r *http.Request) {
+			for range 3 {
+				select {
+				case i := <-send:
+					s.Send(eventLine(t, bookmark(strconv.Itoa(i+1))))
+				case <-r.Context().Done():
+					return
+				}
 			}
 			s.Stall() // half-open: nothing more, no FIN, no RST
-		}, func(c *Config) { c.IdleWatchTimeout = 300 * time.Millisecond })
-		defer done()
-		start := time.Now()
+		})
+		defer srv.Close()
+		c := newTestClient(t, srv, tk, func(c *Config) { c.IdleWatchTimeout = idle })
+		fake := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		c.clock = fake
+		w, err := c.Resource(configMaps).Namespace("ns").Watch(context.Background(), api.ListOptions{})
+		require.NoError(t, err)
+		defer w.Stop()
+
 		for i := range 3 {
-			assert.Equal(t, bookmark(string(rune('1'+i))), next(t, w))
+			// Two thirds of the timeout go by, then bytes arrive: each
+			// re-arms the whole timeout, so the watch outlives the
+			// timeout many times over (it could not deliver the next
+			// bookmark otherwise).
+			fake.Step(2 * idle / 3)
+			send <- i
+			assert.Equal(t, bookmark(strconv.Itoa(i+1)), next(t, w))
+			require.Equal(t, []clock.Waiter{{Kind: clock.KindAfterFunc, Duration: idle, Deadline: fake.Now().Add(idle)}},
+				fake.Waiters(), "the bytes re-armed the idle timeout")
 		}
+		fake.Step(idle - time.Nanosecond)
+		assert.True(t, fake.HasWaiters(), "not idle yet")
+		fake.Step(time.Nanosecond)
 		requireClosed(t, w) // silently, so a RetryWatcher re-watches
-		assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
 	})
 }
 

@@ -50,6 +50,6 @@ func (c *Client) watchHTTP(ctx context.Context, r *request) (Watcher, error) {
 	body := newWatchBody(resp.Body, func() error {
 		cancel()
 		return resp.Body.Close()
-	}, c.idle, c.tr)
+	}, c.idle, c.clock, c.tr)
 	return NewStreamWatcher(body, c.tr), nil
 }

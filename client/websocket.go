@@ -88,7 +88,7 @@ func (c *Client) watchWebSocket(ctx context.Context, r *request) (Watcher, error
 		wcancel()
 		_ = conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
 		return ws.Close() // sends close(1000), then closes the socket
-	}, c.idle, c.tr)
+	}, c.idle, c.clock, c.tr)
 	context.AfterFunc(wctx, func() { _ = body.Close() })
 	return NewStreamWatcher(body, c.tr), nil
 }

@@ -16,6 +16,10 @@ type Clock interface {
 	NewTimer(d time.Duration) Timer
 	// NewTicker returns a ticker that fires every d. d must be positive.
 	NewTicker(d time.Duration) Ticker
+	// AfterFunc calls f in its own goroutine once d has passed, as
+	// time.AfterFunc; the returned Timer's C is nil. It is
+	// k8s.io/utils/clock's WithDelayedExecution.AfterFunc.
+	AfterFunc(d time.Duration, f func()) Timer
 }
 
 // Timer is a single-shot timer, as time.Timer.

@@ -15,6 +15,8 @@ const (
 	KindAfter  WaiterKind = "after"
 	KindTimer  WaiterKind = "timer"
 	KindTicker WaiterKind = "ticker"
+	// KindAfterFunc is a function waiting to be called (AfterFunc).
+	KindAfterFunc WaiterKind = "afterfunc"
 )
 
 // Waiter is a snapshot of one pending timer, ticker or After on a Fake.
@@ -47,6 +49,7 @@ type fakeWaiter struct {
 	duration time.Duration
 	deadline time.Time
 	c        chan time.Time
+	fn       func() // KindAfterFunc: called, in a goroutine, instead of sending on c
 }
 
 // NewFake returns a Fake clock reading t.
@@ -83,13 +86,27 @@ func (f *Fake) NewTicker(d time.Duration) Ticker {
 	return &fakeTicker{w: f.add(KindTicker, d)}
 }
 
+// AfterFunc calls fn, in a goroutine of its own, once the fake time passes
+// d. The returned Timer stops or re-arms it; its C is nil.
+func (f *Fake) AfterFunc(d time.Duration, fn func()) Timer {
+	return &fakeTimer{w: f.addFunc(d, fn)}
+}
+
 func (f *Fake) add(kind WaiterKind, d time.Duration) *fakeWaiter {
+	return f.addWaiter(&fakeWaiter{clock: f, kind: kind, duration: d, c: make(chan time.Time, 1)})
+}
+
+func (f *Fake) addFunc(d time.Duration, fn func()) *fakeWaiter {
+	return f.addWaiter(&fakeWaiter{clock: f, kind: KindAfterFunc, duration: d, fn: fn})
+}
+
+func (f *Fake) addWaiter(w *fakeWaiter) *fakeWaiter {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	w := &fakeWaiter{clock: f, kind: kind, duration: d, deadline: f.now.Add(d), c: make(chan time.Time, 1)}
-	if d <= 0 && kind != KindTicker {
+	w.deadline = f.now.Add(w.duration)
+	if w.duration <= 0 && w.kind != KindTicker {
 		// Like time.NewTimer(0): fires straight away.
-		w.c <- f.now
+		w.fire(f.now)
 		return w
 	}
 	f.waiters = append(f.waiters, w)
@@ -147,10 +164,7 @@ func (f *Fake) setLocked(t time.Time) {
 			continue
 		}
 		fired = true
-		select {
-		case w.c <- t:
-		default: // a ticker whose reader is behind drops the tick
-		}
+		w.fire(t)
 		if w.kind == KindTicker {
 			for !w.deadline.After(t) {
 				w.deadline = w.deadline.Add(w.duration)
@@ -232,6 +246,20 @@ func (f *Fake) WaitForWaiter(ctx context.Context, match func(Waiter) bool) (Wait
 	return found, err
 }
 
+// fire delivers t, or calls an AfterFunc's function. Called with the
+// clock's lock held, so the function runs in a goroutine of its own: it
+// may well stop or re-arm timers on this clock.
+func (w *fakeWaiter) fire(t time.Time) {
+	if w.fn != nil {
+		go w.fn()
+		return
+	}
+	select {
+	case w.c <- t:
+	default: // a ticker whose reader is behind drops the tick
+	}
+}
+
 type fakeTimer struct{ w *fakeWaiter }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.w.c }
@@ -246,10 +274,7 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 	t.w.duration = d
 	t.w.deadline = f.now.Add(d)
 	if d <= 0 {
-		select {
-		case t.w.c <- f.now:
-		default:
-		}
+		t.w.fire(f.now)
 		return active
 	}
 	f.waiters = append(f.waiters, t.w)

@@ -101,3 +101,26 @@ func TestRealClock(t *testing.T) {
 	tk.Stop()
 	assert.Positive(t, c.Since(start))
 }
+
+func TestFakeAfterFuncCallsOnceDueAndCanBeReArmed(t *testing.T) {
+	f := NewFake(epoch)
+	called := make(chan time.Time, 2)
+	tm := f.AfterFunc(time.Second, func() { called <- f.Now() })
+	assert.Nil(t, tm.C(), "as time.AfterFunc's timer, it has no channel")
+	require.Equal(t, []Waiter{{Kind: KindAfterFunc, Duration: time.Second, Deadline: epoch.Add(time.Second)}}, f.Waiters())
+
+	// Re-armed before it is due, it waits a whole second again.
+	f.Step(900 * time.Millisecond)
+	assert.True(t, tm.Reset(time.Second))
+	f.Step(900 * time.Millisecond)
+	assert.True(t, f.HasWaiters(), "not due yet: the Reset moved it")
+	f.Step(100 * time.Millisecond)
+	assert.Equal(t, epoch.Add(1900*time.Millisecond), <-called)
+	assert.False(t, f.HasWaiters())
+	assert.False(t, tm.Stop(), "already called")
+
+	// Stopped, it is never called: nothing waits on the clock any more.
+	stopped := f.AfterFunc(time.Second, func() { called <- f.Now() })
+	assert.True(t, stopped.Stop())
+	assert.False(t, f.HasWaiters())
+}

@@ -22,6 +22,9 @@ func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)}
 // NewTicker wraps time.NewTicker.
 func (Real) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
 
+// AfterFunc wraps time.AfterFunc.
+func (Real) AfterFunc(d time.Duration, f func()) Timer { return realTimer{time.AfterFunc(d, f)} }
+
 type realTimer struct{ t *time.Timer }
 
 func (r realTimer) C() <-chan time.Time        { return r.t.C }
