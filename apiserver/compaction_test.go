@@ -29,7 +29,7 @@ func TestPeriodicCompactionExpiresOldPages(t *testing.T) {
 
 	require.Eventually(t, func() bool {
 		return ts.Store().CompactedRevision() > listRev
-	}, 10*time.Second, 5*time.Millisecond)
+	}, safetyTimeout, 5*time.Millisecond)
 	resp := ts.get(cms + "?limit=1&continue=" + url.QueryEscape(first.Metadata.Continue))
 	assert.Equal(t, http.StatusGone, resp.code)
 	st := resp.status(t)

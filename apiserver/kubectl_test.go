@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,7 +45,7 @@ func (k *kubectl) cmd(ctx context.Context, args ...string) *exec.Cmd {
 // run runs kubectl and returns its combined output, failing on an error.
 func (k *kubectl) run(args ...string) string {
 	k.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	out, err := k.cmd(ctx, args...).CombinedOutput()
 	require.NoError(k.t, err, "kubectl %s:\n%s", strings.Join(args, " "), out)
@@ -77,7 +76,7 @@ func TestKubectl(t *testing.T) {
 	assert.Regexp(t, `namespaces\s+ns\s+v1\s+false\s+Namespace`, resources)
 
 	// get -w sees an update: read its output until alpha shows up again.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	watch := k.cmd(ctx, "get", "cm", "alpha", "-w")
 	stdout, err := watch.StdoutPipe()

@@ -127,7 +127,7 @@ func (u *unreadWatchesTest) write(n int) {
 // the heap in use.
 func (u *unreadWatchesTest) heap() uint64 {
 	u.t.Helper()
-	require.Eventually(u.t, func() bool { return u.cms.Revision() == u.st.Revision() }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(u.t, func() bool { return u.cms.Revision() == u.st.Revision() }, safetyTimeout, 5*time.Millisecond)
 	_ = u.st.Compact(u.st.Revision())
 	return heapInuse()
 }
@@ -144,7 +144,7 @@ func (u *unreadWatchesTest) openUnread(n int) {
 		_, err = fmt.Fprintf(c, "GET /api/v1/configmaps?watch=true&allowWatchBookmarks=true HTTP/1.1\r\nHost: %s\r\nUser-Agent: unread\r\n\r\n", addr)
 		require.NoError(u.t, err)
 	}
-	require.Eventually(u.t, func() bool { return len(u.cms.Stats().Watchers) == n }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(u.t, func() bool { return len(u.cms.Stats().Watchers) == n }, safetyTimeout, 5*time.Millisecond,
 		"the server did not register %d watches", n)
 }
 
@@ -152,7 +152,7 @@ func (u *unreadWatchesTest) openUnread(n int) {
 // slow.
 func (u *unreadWatchesTest) waitClosedTooSlow(n int) {
 	u.t.Helper()
-	require.Eventually(u.t, func() bool { return u.cms.Stats().ClosedTooSlow >= int64(n) }, 30*time.Second, 10*time.Millisecond,
+	require.Eventually(u.t, func() bool { return u.cms.Stats().ClosedTooSlow >= int64(n) }, safetyTimeout, 10*time.Millisecond,
 		"the server did not close the unread watchers as too slow (closed %d of %d)", u.cms.Stats().ClosedTooSlow, n)
 	assert.Empty(u.t, u.cms.Stats().Watchers, "watchers still registered after being closed")
 }
@@ -185,8 +185,8 @@ const eventuallyGoroutines = 2
 
 // stuckWriteWait bounds how long a goroutine writing to a client that
 // reads nothing may stay blocked once its watcher is closed: the watch
-// write deadline, and some slack.
-const stuckWriteWait = filters.ResponseWriteTimeout + 15*time.Second
+// write deadline, and the safety timeout's slack for a busy machine.
+const stuckWriteWait = filters.ResponseWriteTimeout + safetyTimeout
 
 // A client that stops reading a busy watch but keeps the connection open
 // cannot pin the server's goroutines (and the frames they hold): once the

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -245,7 +244,7 @@ func TestProtobufWatch(t *testing.T) {
 	cms := "/api/v1/namespaces/default/configmaps"
 	list := ts.get(cms).list(t)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet,
 		ts.URL()+cms+"?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion="+list.Metadata.ResourceVersion, nil)

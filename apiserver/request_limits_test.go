@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -33,16 +34,30 @@ func TestRequestLimits(t *testing.T) {
 	// When a watch ends, its slot is free again (the HTTP/1.1 watch runs
 	// on after its handler: the slot is held until the watch is over).
 	w2.close()
-	require.Eventually(t, func() bool { return ts.limits.Stats().Watches == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return ts.limits.Stats().Watches == 1 }, safetyTimeout, 5*time.Millisecond)
 	w3 := ts.watch(chunked, cms+"?watch=1")
 	defer w3.close()
 
 	// A slow GET holds the one read-only slot: the next is 429, a write
 	// (its own limit) and /healthz still answer.
-	ts.Faults().SetRequestDelay(2 * time.Second)
-	slow := make(chan response, 1)
-	go func() { slow <- ts.get(cms) }()
-	require.Eventually(t, func() bool { return ts.limits.Stats().ReadOnly == 1 }, 10*time.Second, 5*time.Millisecond)
+	// The delay outlasts any test: the slow GET holds its slot until the
+	// test lets it go by hanging up, so a busy machine cannot end it while
+	// the checks below still need it held.
+	ts.Faults().SetRequestDelay(safetyTimeout)
+	slowCtx, hangUp := context.WithCancel(context.Background())
+	defer hangUp()
+	slow := make(chan error, 1)
+	go func() {
+		hr, err := http.NewRequestWithContext(slowCtx, http.MethodGet, ts.URL()+cms, nil)
+		if err == nil {
+			var resp *http.Response
+			if resp, err = ts.client.Do(hr); err == nil {
+				err = resp.Body.Close()
+			}
+		}
+		slow <- err
+	}()
+	require.Eventually(t, func() bool { return ts.limits.Stats().ReadOnly == 1 }, safetyTimeout, 5*time.Millisecond)
 	resp = ts.get(cms)
 	assert.Equal(t, http.StatusTooManyRequests, resp.code)
 	assert.Equal(t, "1", resp.header.Get("Retry-After"))
@@ -53,7 +68,10 @@ func TestRequestLimits(t *testing.T) {
 	assert.Equal(t, 1, lim.MaxReadOnly)
 	assert.Positive(t, lim.MaxConnections)
 	assert.Positive(t, lim.Connections)
-	(<-slow).mustCode(t, http.StatusOK)
+	hangUp()
+	assert.ErrorIs(t, <-slow, context.Canceled)
+	require.Eventually(t, func() bool { return ts.limits.Stats().ReadOnly == 0 }, safetyTimeout, 5*time.Millisecond,
+		"the slot is free once the slow GET is gone")
 	ts.Faults().SetRequestDelay(0)
 	ts.get(cms).mustCode(t, http.StatusOK)
 }

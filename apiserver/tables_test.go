@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,7 +101,7 @@ func TestTableWatch(t *testing.T) {
 			}
 			require.NoError(t, json.Unmarshal(list, &lm))
 
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 			defer cancel()
 			hr, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL()+c.path+"?watch=true&resourceVersion="+lm.Metadata.ResourceVersion, nil)
 			require.NoError(t, err)

@@ -96,7 +96,7 @@ func TestWatchTimeoutEndsCleanly(t *testing.T) {
 		ts := startServer(t, Config{})
 		start := time.Now()
 		w := ts.watch(tr, "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1")
-		require.NoError(t, w.ended(10*time.Second), "the server ends a watch cleanly at its timeout")
+		require.NoError(t, w.ended(), "the server ends a watch cleanly at its timeout")
 		assert.GreaterOrEqual(t, time.Since(start), time.Second)
 	})
 }
@@ -112,7 +112,7 @@ func TestWatchDefaultTimeout(t *testing.T) {
 	assert.Less(t, ts.Server.watch.Timeout(0), 2*time.Second, "0 means the default")
 
 	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
-	require.NoError(t, w.ended(10*time.Second))
+	require.NoError(t, w.ended())
 }
 
 func TestWatchSelectorTransitions(t *testing.T) {
@@ -204,7 +204,7 @@ func TestWatchTooOldResourceVersion(t *testing.T) {
 	assert.Equal(t, int32(http.StatusGone), ev.Status.Code)
 	assert.Equal(t, api.ReasonExpired, ev.Status.Reason)
 	assert.Contains(t, ev.Status.Message, "too old resource version: 2")
-	require.NoError(t, w.ended(5*time.Second), "the stream ends after the ERROR event")
+	require.NoError(t, w.ended(), "the stream ends after the ERROR event")
 }
 
 func TestStopEndsWatchesCleanly(t *testing.T) {
@@ -214,11 +214,11 @@ func TestStopEndsWatchesCleanly(t *testing.T) {
 	ts.createConfigMap("default", "x", nil, nil)
 	requireEvent(t, ws.next(), api.Added, "x")
 	requireEvent(t, ch.next(), api.Added, "x")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	require.NoError(t, ts.Stop(ctx))
-	assert.NoError(t, ch.ended(5*time.Second), "the chunked stream got its terminating chunk")
-	assert.NoError(t, ws.ended(5*time.Second), "the websocket got a close frame")
+	assert.NoError(t, ch.ended(), "the chunked stream got its terminating chunk")
+	assert.NoError(t, ws.ended(), "the websocket got a close frame")
 }
 
 func TestFaultKillWatchConnections(t *testing.T) {
@@ -229,8 +229,8 @@ func TestFaultKillWatchConnections(t *testing.T) {
 	requireEvent(t, w.next(), api.Added, "x")
 	requireEvent(t, ws.next(), api.Added, "x")
 	assert.Equal(t, 2, ts.Faults().KillWatchConnections())
-	assert.Error(t, w.ended(5*time.Second), "a killed watch is not a clean end of stream")
-	_ = ws.ended(5 * time.Second) // the websocket ends; how depends on the client
+	assert.Error(t, w.ended(), "a killed watch is not a clean end of stream")
+	_ = ws.ended() // the websocket ends; how depends on the client
 	// New watches work.
 	again := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
 	requireEvent(t, again.next(), api.Added, "x")
@@ -247,10 +247,15 @@ func TestFaultStallWatches(t *testing.T) {
 	requireEvent(t, fresh.next(), api.Added, "before")
 	ts.createConfigMap("default", "after", nil, nil)
 	requireEvent(t, fresh.next(), api.Added, "after")
+	// Once the stalled watch holds its connection it writes nothing more:
+	// what it had not delivered by then, it never will. No short wait to
+	// see that nothing comes.
+	require.Eventually(t, func() bool { return ts.Faults().Held().Load() == 1 }, safetyTimeout, 10*time.Millisecond,
+		"the stalled watch holds its connection")
 	select {
 	case ev, ok := <-stalled.events:
 		t.Fatalf("a stalled watch delivered %v (open: %v)", ev.Type, ok)
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 	stalled.close()
 }
@@ -264,19 +269,19 @@ func TestFaultKillDropsStalledWatches(t *testing.T) {
 	ts.Faults().StallWatches()
 	ts.createConfigMap("default", "unsent", nil, nil) // makes both writers notice the stall
 	require.Eventually(t, func() bool { return ts.Faults().Held().Load() == 2 },
-		5*time.Second, 10*time.Millisecond, "both connections are held stalled")
+		safetyTimeout, 10*time.Millisecond, "both connections are held stalled")
 	assert.Equal(t, 2, ts.Faults().KillWatchConnections())
-	assert.Error(t, w.ended(5*time.Second), "a killed stalled watch breaks, it does not end cleanly")
-	_ = ws.ended(5 * time.Second) // the websocket ends; how depends on the client
+	assert.Error(t, w.ended(), "a killed stalled watch breaks, it does not end cleanly")
+	_ = ws.ended() // the websocket ends; how depends on the client
 	require.Eventually(t, func() bool { return ts.Faults().Held().Load() == 0 },
-		5*time.Second, 10*time.Millisecond, "no stalled connection is held any more")
+		safetyTimeout, 10*time.Millisecond, "no stalled connection is held any more")
 }
 
 func TestFaultWatchTimeoutAndBookmarkInterval(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.Faults().SetWatchTimeout(time.Second)
 	short := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
-	require.NoError(t, short.ended(10*time.Second), "the runtime default timeout applies")
+	require.NoError(t, short.ended(), "the runtime default timeout applies")
 	ts.Faults().SetWatchTimeout(0)
 	assert.Greater(t, ts.Server.watch.Timeout(0), time.Hour/2)
 
@@ -293,10 +298,16 @@ func TestFaultWatchTimeoutAndBookmarkInterval(t *testing.T) {
 // watches on the same kept-alive connection.
 func TestWatchAfterListOnTheSameConnection(t *testing.T) {
 	ts := startServer(t, Config{})
-	ts.writeTimeout = 100 * time.Millisecond
+	const writeTimeout = time.Second
+	ts.writeTimeout = writeTimeout
 	ts.get("/api/v1/namespaces/default/configmaps").mustCode(t, http.StatusOK)
+	listed := time.Now()
 	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
-	time.Sleep(300 * time.Millisecond) // past the list's write deadline
+	// The list's deadline was set before its answer came, so it has
+	// passed once writeTimeout has gone by since: a lower bound on time,
+	// which a busy machine only makes longer. The server has no clock to
+	// step: the deadline is the connection's own.
+	time.Sleep(time.Until(listed.Add(writeTimeout)))
 	ts.createConfigMap("default", "late", nil, nil)
 	requireEvent(t, w.next(), api.Added, "late")
 }
@@ -313,17 +324,17 @@ func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
 	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=1")
 	requireEvent(t, w.next(), api.Added, "default")
 	requireEvent(t, w.next(), api.Added, "kube-system")
-	require.Eventually(t, func() bool { return !httpConnServing() }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !httpConnServing() }, safetyTimeout, 10*time.Millisecond,
 		"net/http's connection goroutine ends with the handler")
 	assert.NotContains(t, logged.String(), "watch=1", "the watch is logged when it ends")
 	started, ended := ts.Server.watch.Counts()
 	assert.Equal(t, int64(1), started-ended)
 
-	require.NoError(t, w.ended(10*time.Second), "the timeout ends the watch cleanly")
+	require.NoError(t, w.ended(), "the timeout ends the watch cleanly")
 	require.Eventually(t, func() bool { started, ended := ts.Server.watch.Counts(); return started == ended },
-		5*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "watch=1") }, 5*time.Second, 10*time.Millisecond)
-	assert.Regexp(t, `(?m)^GET /api/v1/namespaces\?watch=1&timeoutSeconds=1 200 1\.\d+s "fixture-recorder"$`, logged.String())
+		safetyTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "watch=1") }, safetyTimeout, 10*time.Millisecond)
+	assert.Regexp(t, `(?m)^GET /api/v1/namespaces\?watch=1&timeoutSeconds=1 200 [1-9]\d*(\.\d+)?s "fixture-recorder"$`, logged.String())
 	assert.Contains(t, traced.String(), "WATCH namespaces ended")
 }
 
