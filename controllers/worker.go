@@ -67,6 +67,26 @@ func EnqueueHandler(q workqueue.Interface[string]) informer.ResourceEventHandler
 	}
 }
 
+// EnqueueOwnerHandler is the event handler of a resource a controller
+// owns: every add, update and delete of an object controlled by an owner
+// of kind in apiVersion queues the owner's key (OwnerKey), so a child
+// changed or deleted by someone else is put right.
+func EnqueueOwnerHandler(q workqueue.Interface[string], apiVersion, kind string) informer.ResourceEventHandler {
+	owned := func(obj *api.Object) {
+		if obj == nil {
+			return
+		}
+		if key, ok := OwnerKey(obj, apiVersion, kind); ok {
+			q.Add(key)
+		}
+	}
+	return informer.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj *api.Object, _ bool) { owned(obj) },
+		UpdateFunc: func(_, obj *api.Object) { owned(obj) },
+		DeleteFunc: func(obj any) { owned(informer.ObjectOf(obj)) },
+	}
+}
+
 // OwnerKey returns the queue key of obj's controlling owner if it is of
 // kind in apiVersion: "namespace/name" (owners are in their dependents'
 // namespace).

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -49,6 +50,10 @@ apiserver (ours: go run ./cmd/apiserver; or a real one through kubectl proxy):
   deployment  keeps spec.replicas Pods per Deployment, writes its status
   kubelet     reports Pods Running and Ready after --kubelet-start-delay
   gc          deletes objects whose owners are all gone
+  website     the workshop's operator: each Website becomes a ConfigMap and a
+              Deployment it owns, with a Ready condition (not run unless
+              named; needs its CustomResourceDefinition, see
+              workshop/manifests/website-crd.yaml)
 
 Flags:
 `
@@ -63,6 +68,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	delay := fs.Duration("kubelet-start-delay", kubelet.DefaultStartDelay, "how long a Pod takes to become Running and Ready")
 	node := fs.String("node-name", "listwatch-node", "the node the kubelet plays; Pods bound elsewhere are left alone")
 	trace := fs.Bool("trace", false, "narrate every reconcile and workqueue step on stderr")
+	collectWebsites := fs.Bool("collect-websites", false,
+		"the garbage collector also watches websites.workshop.example.com, so deleting a Website removes what it owns (apply its CRD first; implied by --controllers ...,website)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageHeader)
 		fs.PrintDefaults()
@@ -84,6 +91,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg := manager.Config{
 		Client: c, Controllers: strings.Split(*which, ","), Workers: *workers,
 		KubeletStartDelay: *delay, NodeName: *node,
+	}
+	if *collectWebsites {
+		cfg.GCKinds = append(slices.Clone(manager.DefaultGCKinds), manager.WebsiteGCKind)
 	}
 	if *trace {
 		cfg.Tracer = narrate.New(stderr)

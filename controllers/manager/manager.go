@@ -14,6 +14,7 @@ import (
 	"listwatch/controllers/deployment"
 	"listwatch/controllers/gc"
 	"listwatch/controllers/kubelet"
+	"listwatch/controllers/website"
 	"listwatch/informer"
 	"listwatch/internal/clock"
 	"listwatch/narrate"
@@ -25,10 +26,21 @@ const (
 	Deployment = "deployment"
 	Kubelet    = "kubelet"
 	GC         = "gc"
+	// Website is the workshop's operator (controllers/website), run only
+	// when named: it reconciles every namespace's Websites.
+	Website = "website"
 )
 
-// All is every controller, the default.
+// All is every built-in controller, the default.
 var All = []string{Deployment, Kubelet, GC}
+
+// Known is every controller a Manager can run: All and the operator.
+var Known = []string{Deployment, Kubelet, GC, Website}
+
+// WebsiteGCKind is the Website custom resource as an owner the garbage
+// collector watches, so that deleting a Website removes what it owns.
+// Its CustomResourceDefinition must exist before the collector starts.
+var WebsiteGCKind = Kind{GVR: website.Websites, Kind: website.Kind, Namespaced: true}
 
 // Kind names a resource the garbage collector watches.
 type Kind struct {
@@ -80,13 +92,16 @@ func Run(ctx context.Context, cfg Config) error {
 		names = All
 	}
 	for _, n := range names {
-		if !slices.Contains(All, n) {
-			return fmt.Errorf("manager: unknown controller %q (have %v)", n, All)
+		if !slices.Contains(Known, n) {
+			return fmt.Errorf("manager: unknown controller %q (have %v)", n, Known)
 		}
 	}
 	gcKinds := cfg.GCKinds
 	if gcKinds == nil {
 		gcKinds = DefaultGCKinds
+	}
+	if slices.Contains(names, Website) && !slices.Contains(gcKinds, WebsiteGCKind) {
+		gcKinds = append(slices.Clone(gcKinds), WebsiteGCKind)
 	}
 	c := cfg.Client
 	factory := informer.NewFactory(func(gvr api.GroupVersionResource, ns string) reflector.ListerWatcher {
@@ -168,6 +183,12 @@ func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersion
 				return runs, err
 			}
 			runs = append(runs, g.Run)
+		case Website:
+			op, err := website.New(website.Options{Client: c, Settings: settings})
+			if err != nil {
+				return runs, err
+			}
+			runs = append(runs, op.Run)
 		}
 	}
 	return runs, nil

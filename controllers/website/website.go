@@ -154,21 +154,8 @@ func New(opts Options) (*Operator, error) {
 	if _, err := op.sites.AddEventHandler(controllers.EnqueueHandler(op.queue)); err != nil {
 		return fail(err)
 	}
-	owned := func(obj *api.Object) {
-		if key, ok := controllers.OwnerKey(obj, APIVersion, Kind); ok {
-			op.queue.Add(key)
-		}
-	}
 	for _, inf := range []*informer.SharedIndexInformer{op.deps, op.cms} {
-		if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
-			AddFunc:    func(o *api.Object, _ bool) { owned(o) },
-			UpdateFunc: func(_, o *api.Object) { owned(o) },
-			DeleteFunc: func(o any) {
-				if obj := informer.ObjectOf(o); obj != nil {
-					owned(obj)
-				}
-			},
-		}); err != nil {
+		if _, err := inf.AddEventHandler(controllers.EnqueueOwnerHandler(op.queue, APIVersion, Kind)); err != nil {
 			return fail(err)
 		}
 	}

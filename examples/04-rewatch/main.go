@@ -19,6 +19,12 @@
 //     and lost changes.
 //
 //     go run ./examples/04-rewatch
+//
+// Against a shared apiserver (the workshop's), in a namespace of your own,
+// it kills the watches through the server's /faults/kill-watches and leaves
+// the server's own watch timeout alone:
+//
+//	go run ./examples/04-rewatch -server http://127.0.0.1:8080 -namespace alice
 package main
 
 import (
@@ -35,6 +41,7 @@ import (
 	"listwatch/apiserver"
 	"listwatch/client"
 	"listwatch/examples/internal/demo"
+	"listwatch/internal/target"
 	"listwatch/narrate"
 )
 
@@ -46,6 +53,7 @@ type settings struct {
 	kill     bool
 	only     int
 	restart  time.Duration
+	target   target.Flags
 }
 
 func main() {
@@ -61,6 +69,7 @@ func main() {
 		"least time from the start of one watch to the start of the next (client-go's RetryWatcher: 1s)")
 	flag.IntVar(&s.only, "part", 0, "run only this part (1, 2 or 3); 0 runs all three")
 	trace := flag.Bool("trace", false, "narrate every layer (store, watch cache, HTTP, StreamWatcher, RetryWatcher)")
+	s.target.Register(flag.CommandLine)
 	flag.Parse()
 	if s.timeout <= 0 || s.changes < 2 || s.interval <= 0 || s.only < 0 || s.only > 3 || s.restart <= 0 {
 		demo.Fail(fmt.Errorf("need -timeout > 0, -changes >= 2, -interval > 0, -restart-delay > 0, -part 0..3"))
@@ -74,17 +83,27 @@ func main() {
 func run(p *demo.Printer, s settings, tr *narrate.Tracer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, cms, stop, err := demo.Start(ctx, apiserver.Config{EnableFaults: true, Tracer: tr}, client.Config{Tracer: tr})
+	t, err := target.Open(ctx, s.target, apiserver.Config{EnableFaults: true, Tracer: tr}, client.Config{Tracer: tr})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	srv.Faults().SetWatchTimeout(s.timeout)
-	p.Say("server", "our apiserver on %s ends every watch after %v (kube-apiserver: 30-60 minutes)", srv.URL(), s.timeout)
-	if _, err := cms.Create(ctx, demo.ConfigMap("demo", map[string]string{"n": "0"}, nil)); err != nil {
-		return err
+	defer t.Close()
+	cms := t.Resource(demo.ConfigMaps)
+	if t.Shared() {
+		// The server is everyone's: its watch timeout stays as it is.
+		p.Say("server", "the shared apiserver on %s, namespace %s: watches end at the server's own timeout", t.URL, t.Namespace)
+	} else {
+		if err := t.Faults().SetWatchTimeout(ctx, s.timeout); err != nil {
+			return err
+		}
+		p.Say("server", "our apiserver on %s ends every watch after %v (kube-apiserver: 30-60 minutes)", t.URL, s.timeout)
 	}
-	st := &storm{p: p, srv: srv, cms: cms, s: s}
+	obj := demo.ConfigMap("demo", map[string]string{"n": "0"}, nil)
+	obj.Metadata.Namespace = t.Namespace
+	if _, err := cms.Create(ctx, obj); err != nil && !client.IsAlreadyExists(err) {
+		return err // a demo left by an earlier run on a shared server is fine
+	}
+	st := &storm{p: p, faults: t.Faults(), cms: cms, s: s}
 
 	if s.only == 0 || s.only == 1 {
 		p.Section("1. a hand-written re-watch loop: watch again from the last resourceVersion")
@@ -201,10 +220,10 @@ func newRetryWatcher(tr *narrate.Tracer, restartDelay time.Duration) func(ctx co
 // storm runs one consumer through the changes, the timeouts and the kill,
 // and checks what it received against what was written.
 type storm struct {
-	p   *demo.Printer
-	srv *apiserver.Server
-	cms *client.ResourceClient
-	s   settings
+	p      *demo.Printer
+	faults target.Faults
+	cms    *client.ResourceClient
+	s      settings
 }
 
 // counted is cms's Watch, printing each request it makes.
@@ -248,7 +267,9 @@ func (st *storm) run(ctx context.Context, begin start, factory client.WatcherFac
 		base, _ := strconv.Atoi(demo.Data(cur, "n"))
 		for i := 1; i <= st.s.changes; i++ {
 			time.Sleep(st.s.interval)
-			obj, err := st.cms.Update(ctx, demo.ConfigMap("demo", map[string]string{"n": strconv.Itoa(base + i)}, nil))
+			next := demo.ConfigMap("demo", map[string]string{"n": strconv.Itoa(base + i)}, nil)
+			next.Metadata.Namespace = cur.Metadata.Namespace
+			obj, err := st.cms.Update(ctx, next)
 			if err != nil {
 				writerDone <- err
 				return
@@ -259,10 +280,14 @@ func (st *storm) run(ctx context.Context, begin start, factory client.WatcherFac
 			if st.s.kill && i == st.s.changes/2 {
 				// Between two watches there is no connection to kill:
 				// wait (briefly) for the next one.
-				n := st.srv.Faults().KillWatchConnections()
-				for deadline := time.Now().Add(3 * st.s.restart); n == 0 && time.Now().Before(deadline); {
+				n, err := st.faults.KillWatchConnections(ctx)
+				for deadline := time.Now().Add(3 * st.s.restart); err == nil && n == 0 && time.Now().Before(deadline); {
 					time.Sleep(10 * time.Millisecond)
-					n = st.srv.Faults().KillWatchConnections()
+					n, err = st.faults.KillWatchConnections(ctx)
+				}
+				if err != nil {
+					writerDone <- err
+					return
 				}
 				st.p.Say("fault", "KillWatchConnections: %d watch connection(s) reset, no goodbye (the article's tcpkill)", n)
 			}

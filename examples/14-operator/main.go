@@ -9,6 +9,13 @@
 // package listwatch/controllers/website; this program drives it.
 //
 //	go run ./examples/14-operator
+//
+// Against a shared apiserver (the workshop's) it runs only the operator, in
+// a namespace of your own; the room's controller manager makes the Pods and
+// collects the garbage:
+//
+//	go run ./cmd/controller-manager --collect-websites
+//	go run ./examples/14-operator -server http://127.0.0.1:8080 -namespace alice
 package main
 
 import (
@@ -27,6 +34,7 @@ import (
 	"listwatch/controllers/manager"
 	"listwatch/controllers/website"
 	"listwatch/examples/internal/demo"
+	"listwatch/internal/target"
 	"listwatch/narrate"
 )
 
@@ -41,64 +49,71 @@ var (
 
 func main() {
 	trace := flag.Bool("trace", false, "narrate the operator's workqueue and reconciles")
+	var tf target.Flags
+	tf.Register(flag.CommandLine)
 	flag.Parse()
-	if err := run(demo.NewPrinter(os.Stdout), demo.Tracer(*trace)); err != nil {
+	if err := run(demo.NewPrinter(os.Stdout), tf, demo.Tracer(*trace)); err != nil {
 		demo.Fail(err)
 	}
 }
 
-func run(p *demo.Printer, tr *narrate.Tracer) error {
+func run(p *demo.Printer, tf target.Flags, tr *narrate.Tracer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, _, stop, err := demo.Start(ctx, apiserver.Config{}, client.Config{})
+	t, err := target.Open(ctx, tf, apiserver.Config{}, client.Config{})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	c, err := client.New(client.Config{Host: srv.URL()})
-	if err != nil {
-		return err
-	}
+	defer t.Close()
+	c, ns := t.Client, t.Namespace
 
 	p.Section("step 1: the CustomResourceDefinition")
 	crd := &api.Object{}
 	if err := crd.UnmarshalJSON([]byte(website.CRD)); err != nil {
 		return err
 	}
-	if _, err := c.Resource(crds).Create(ctx, crd); err != nil {
+	// On a shared server the room's first run created it already.
+	if _, err := c.Resource(crds).Create(ctx, crd); err != nil && !client.IsAlreadyExists(err) {
 		return err
 	}
 	if err := waitFor(ctx, func() (bool, error) {
-		_, err := c.Resource(websites).Namespace("default").List(ctx, api.ListOptions{})
+		_, err := c.Resource(websites).Namespace(ns).List(ctx, api.ListOptions{})
 		return err == nil, nil
 	}); err != nil {
 		return fmt.Errorf("websites never served: %w", err)
 	}
 	p.Say("crd", "websites.workshop.example.com created: the apiserver now serves websites")
 
-	// The built-in controllers, so the Deployment gets running Pods; the
-	// garbage collector also watches websites, to collect what they own.
-	mgrDone := make(chan error, 1)
-	go func() {
-		mgrDone <- manager.Run(ctx, manager.Config{Client: c, KubeletStartDelay: 50 * time.Millisecond,
-			GCKinds: append(manager.DefaultGCKinds, manager.Kind{GVR: websites, Kind: website.Kind, Namespaced: true})})
-	}()
-	defer func() { cancel(); <-mgrDone }()
+	if t.Shared() {
+		p.Say("manager", "the shared server's controller manager makes the Pods and collects the garbage (go run ./cmd/controller-manager --collect-websites)")
+		if err := deleteLeftover(ctx, c.Resource(websites).Namespace(ns), "hello"); err != nil {
+			return err
+		}
+	} else {
+		// The built-in controllers, so the Deployment gets running Pods; the
+		// garbage collector also watches websites, to collect what they own.
+		mgrDone := make(chan error, 1)
+		go func() {
+			mgrDone <- manager.Run(ctx, manager.Config{Client: c, KubeletStartDelay: 50 * time.Millisecond,
+				GCKinds: append(manager.DefaultGCKinds, manager.WebsiteGCKind)})
+		}()
+		defer func() { cancel(); <-mgrDone }()
+	}
 
 	p.Section("step 2: informers on websites (a custom resource) and on what they own")
-	op, err := website.New(website.Options{Client: c, Namespace: "default",
+	op, err := website.New(website.Options{Client: c, Namespace: ns,
 		OnChange: func(action, kind, name string) { p.Say("reconcile", "%s %s %s", action, kind, name) },
 		Settings: controllers.Settings{Tracer: tr}})
 	if err != nil {
 		return err
 	}
-	p.Say("informers", "websites, deployments and configmaps in default; events queue the owning website's key")
+	p.Say("informers", "websites, deployments and configmaps in %s; events queue the owning website's key", ns)
 	opDone := make(chan struct{})
 	go func() { op.Run(ctx); close(opDone) }()
 	defer func() { cancel(); <-opDone }()
 
 	p.Section("step 3: a Website becomes a ConfigMap and a Deployment it owns")
-	ws := c.Resource(websites).Namespace("default")
+	ws := c.Resource(websites).Namespace(ns)
 	site := &api.Object{}
 	_ = site.UnmarshalJSON([]byte(`{"apiVersion":"workshop.example.com/v1","kind":"Website","metadata":{"name":"hello"},"spec":{"message":"hello, operators","replicas":2,"image":"nginx"}}`))
 	if _, err := ws.Create(ctx, site); err != nil {
@@ -117,7 +132,7 @@ func run(p *demo.Printer, tr *narrate.Tracer) error {
 	}
 	p.Say("change", "website hello: replicas 1, message %q", "hello again")
 	if err := waitFor(ctx, func() (bool, error) {
-		cm, err := c.Resource(configMaps).Namespace("default").Get(ctx, "hello-content")
+		cm, err := c.Resource(configMaps).Namespace(ns).Get(ctx, "hello-content")
 		return err == nil && demo.Data(cm, "index.html") == "hello again", nil
 	}); err != nil {
 		return err
@@ -125,12 +140,12 @@ func run(p *demo.Printer, tr *narrate.Tracer) error {
 	if err := waitReady(ctx, ws, "hello", 1, p); err != nil {
 		return err
 	}
-	if err := c.Resource(configMaps).Namespace("default").Delete(ctx, "hello-content", client.DeleteOptions{}); err != nil {
+	if err := c.Resource(configMaps).Namespace(ns).Delete(ctx, "hello-content", client.DeleteOptions{}); err != nil {
 		return err
 	}
 	p.Say("damage", "configmap hello-content deleted by hand")
 	if err := waitFor(ctx, func() (bool, error) {
-		cm, err := c.Resource(configMaps).Namespace("default").Get(ctx, "hello-content")
+		cm, err := c.Resource(configMaps).Namespace(ns).Get(ctx, "hello-content")
 		return err == nil && demo.Data(cm, "index.html") == "hello again", nil
 	}); err != nil {
 		return err
@@ -142,9 +157,9 @@ func run(p *demo.Printer, tr *narrate.Tracer) error {
 		return err
 	}
 	if err := waitFor(ctx, func() (bool, error) {
-		_, e1 := c.Resource(configMaps).Namespace("default").Get(ctx, "hello-content")
-		_, e2 := c.Resource(deployments).Namespace("default").Get(ctx, "hello")
-		pods, e3 := c.Resource(api.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default").List(ctx, api.ListOptions{})
+		_, e1 := c.Resource(configMaps).Namespace(ns).Get(ctx, "hello-content")
+		_, e2 := c.Resource(deployments).Namespace(ns).Get(ctx, "hello")
+		pods, e3 := c.Resource(api.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns).List(ctx, api.ListOptions{LabelSelector: "website=hello"})
 		return client.IsNotFound(e1) && client.IsNotFound(e2) && e3 == nil && len(pods.Items) == 0, nil
 	}); err != nil {
 		return fmt.Errorf("the website's objects were not collected: %w", err)
@@ -171,6 +186,22 @@ func waitReady(ctx context.Context, ws *client.ResourceClient, name string, repl
 	c := st.Conditions[0]
 	p.Say("status", "website %s: condition %s=%s (%s: %s), readyReplicas %d", name, c.Type, c.Status, c.Reason, c.Message, st.ReadyReplicas)
 	return nil
+}
+
+// deleteLeftover deletes the Website an earlier run on a shared server
+// left behind, and waits until it is gone.
+func deleteLeftover(ctx context.Context, ws *client.ResourceClient, name string) error {
+	err := ws.Delete(ctx, name, client.DeleteOptions{PropagationPolicy: "Background"})
+	if client.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return waitFor(ctx, func() (bool, error) {
+		_, err := ws.Get(ctx, name)
+		return client.IsNotFound(err), nil
+	})
 }
 
 // waitFor polls cond until it holds, bounded: an example must not hang.
