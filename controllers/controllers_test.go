@@ -117,7 +117,7 @@ func TestRunWorkersRetriesWithBackoffAndForgetsOnSuccess(t *testing.T) {
 		c.Step(wait)
 	}
 	assert.Equal(t, "flaky", <-succeeded)
-	require.Eventually(t, func() bool { return q.NumRequeues("flaky") == 0 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return q.NumRequeues("flaky") == 0 }, 2*time.Minute, time.Millisecond,
 		"success forgets the failures")
 	cancel()
 	<-done

@@ -80,10 +80,15 @@ type popped struct {
 	initial bool
 }
 
+// safetyTimeout only turns a hang into a failure. It is no bound on how fast
+// anything must be: on a busy machine under -race the code under test
+// answers in far less, and a test that needs something waits for it.
+const safetyTimeout = 2 * time.Minute
+
 // pop pops one item that must already be queued.
 func pop(t *testing.T, q Queue) popped {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	var p popped
 	require.NoError(t, q.Pop(ctx, func(d Deltas, initial bool) error {

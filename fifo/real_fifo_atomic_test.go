@@ -3,7 +3,6 @@ package fifo
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,7 +59,7 @@ func TestAtomicHasSyncedAfterTheReplacedAllIsProcessed(t *testing.T) {
 		q := newAtomic(unlock)
 		require.NoError(t, q.Replace([]*api.Object{obj("a", "1"), obj("b", "2")}, "2"))
 		assert.Equal(t, 1, q.Len())
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 		require.NoError(t, q.Pop(ctx, func(d Deltas, initial bool) error {
 			assert.True(t, initial)
 			select { // not HasSynced: the lock may be held
@@ -82,7 +81,7 @@ func TestAtomicHasSyncedAfterTheReplacedAllIsProcessed(t *testing.T) {
 func TestUnlockWhileProcessingLetsWritersIn(t *testing.T) {
 	q := newAtomic(true)
 	require.NoError(t, q.Add(obj("a", "1")))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	require.NoError(t, q.Pop(ctx, func(Deltas, bool) error {
 		added := make(chan error)

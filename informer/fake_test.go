@@ -15,7 +15,10 @@ import (
 	"listwatch/fifo"
 )
 
-const waitTimeout = 10 * time.Second
+// waitTimeout bounds every wait in these tests; none is expected to come
+// close to it. It only turns a hang into a failure, so it is generous
+// enough for a busy machine under -race.
+const waitTimeout = 2 * time.Minute
 
 // fakeServer is a ListerWatcher over an in-memory set of objects: what
 // the tests change is listed by List and streamed to the open watches, as

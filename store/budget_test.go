@@ -94,7 +94,7 @@ func TestPeriodicCompaction(t *testing.T) {
 	_, err := s.List(context.Background(), "/", ListOptions{Revision: old - 1})
 	require.NoError(t, err, "readable before the compactor runs")
 
-	require.Eventually(t, func() bool { return s.CompactedRevision() >= old }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return s.CompactedRevision() >= old }, safetyTimeout, time.Millisecond)
 	_, err = s.List(context.Background(), "/", ListOptions{Revision: old - 1})
 	require.ErrorIs(t, err, ErrCompacted)
 	res, err := s.List(context.Background(), "/", ListOptions{})

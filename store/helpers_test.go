@@ -54,11 +54,16 @@ func rv(t testing.TB, o *api.Object) int64 {
 
 func dataOf(o *api.Object) string { return string(o.Get("data")) }
 
+// safetyTimeout only turns a hang into a failure. It is no bound on how fast
+// the store must be: on a busy machine under -race a correct one answers in
+// far less, and a test that needs something to happen waits for it.
+const safetyTimeout = 2 * time.Minute
+
 // receive reads n events from w, failing the test if they take too long.
 func receive(t testing.TB, w Watcher, n int) []Event {
 	t.Helper()
 	out := make([]Event, 0, n)
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(safetyTimeout)
 	for len(out) < n {
 		select {
 		case ev, ok := <-w.Events():
@@ -75,7 +80,7 @@ func receive(t testing.TB, w Watcher, n int) []Event {
 func drainClosed(t testing.TB, w Watcher) []Event {
 	t.Helper()
 	var out []Event
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(safetyTimeout)
 	for {
 		select {
 		case ev, ok := <-w.Events():

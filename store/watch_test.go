@@ -241,7 +241,7 @@ func TestStalledWatcherIsEndedOthersAreNot(t *testing.T) {
 		select {
 		case err := <-done:
 			require.NoError(t, err)
-		case <-time.After(10 * time.Second):
+		case <-time.After(safetyTimeout): // a writer that waits for a watcher waits for ever
 			require.FailNow(t, "a writer waited for a watcher", "write %d", i)
 		}
 		requireConsecutive(t, receive(t, fast, 1), int64(2+i))

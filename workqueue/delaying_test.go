@@ -60,7 +60,7 @@ func TestDelayingQueueEarliestTimeWinsAndOrderIsByTime(t *testing.T) {
 	c.Step(time.Second)
 	got, _ = q.Get()
 	assert.Equal(t, "early", got)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	_, err := c.WaitFor(ctx, func(ws []clock.Waiter) bool { return len(ws) == 0 })
 	require.NoError(t, err, "nothing left waiting: no timer at all")

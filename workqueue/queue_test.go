@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -153,7 +152,7 @@ func TestQueueShutDownWithDrainWaitsForDone(t *testing.T) {
 	drained := make(chan error, 1)
 	go func() { drained <- q.ShutDownWithDrain(context.Background()) }()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	for !q.ShuttingDown() { // the drain has begun; wait on its first step, not on time
 		select {
