@@ -29,9 +29,10 @@ var (
 )
 
 // waitLong bounds every wait for something the pipeline must do by itself
-// (deliver an event, re-watch, converge). It is generous because -race on
-// two busy cores is slow; a passing run never waits that long.
-const waitLong = 15 * time.Second
+// (deliver an event, re-watch, converge). It only turns a hang into a
+// failure, so it is generous: -race on two busy cores is slow, and a
+// passing run never waits that long.
+const waitLong = 2 * time.Minute
 
 // tick is how often an Eventually condition is polled.
 const tick = 10 * time.Millisecond

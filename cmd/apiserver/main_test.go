@@ -46,7 +46,7 @@ func TestServeAndShutDown(t *testing.T) {
 	go func() { done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--enable-faults", "--trace"}, &stderr) }()
 
 	serving := regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)`)
-	require.Eventually(t, func() bool { return serving.MatchString(stderr.String()) }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return serving.MatchString(stderr.String()) }, 2*time.Minute, 10*time.Millisecond)
 	url := serving.FindStringSubmatch(stderr.String())[1]
 
 	client := &http.Client{Transport: &http.Transport{}}
@@ -64,7 +64,7 @@ func TestServeAndShutDown(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(15 * time.Second):
+	case <-time.After(2 * time.Minute): // only a hang gets here
 		t.Fatal("run did not return after the signal")
 	}
 	assert.Regexp(t, `GET /api/v1/namespaces/default 200 `, stderr.String(), "one log line per request")
@@ -88,7 +88,7 @@ func TestServeTLSWritesAKubeconfig(t *testing.T) {
 		require.NoError(t, <-done)
 	}()
 	serving := regexp.MustCompile(`serving on (https://127\.0\.0\.1:\d+)`)
-	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "kubeconfig") }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "kubeconfig") }, 2*time.Minute, 10*time.Millisecond)
 	url := serving.FindStringSubmatch(stderr.String())[1]
 
 	kc, err := os.ReadFile(filepath.Join(dir, "kubeconfig"))

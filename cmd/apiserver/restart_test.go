@@ -28,7 +28,7 @@ func runServer(t *testing.T, args ...string) (url string, stderr *syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, append([]string{"--listen", "127.0.0.1:0", "--quiet"}, args...), stderr) }()
 	serving := regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)`)
-	require.Eventually(t, func() bool { return serving.MatchString(stderr.String()) }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return serving.MatchString(stderr.String()) }, 2*time.Minute, 10*time.Millisecond)
 	stopped := false
 	stop = func() {
 		if stopped {

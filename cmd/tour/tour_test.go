@@ -21,7 +21,12 @@ import (
 // runTour runs the whole tour in-process and returns what it printed.
 func runTour(t *testing.T, o options) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	// Each stage waits on what it shows; the bounds only turn a hang into a
+	// failure, so they are generous enough for a busy machine under -race.
+	if o.StageTimeout == 0 {
+		o.StageTimeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
 	err := run(ctx, &out, o)

@@ -14,13 +14,14 @@ import (
 	"listwatch/apiserver"
 	"listwatch/client"
 	"listwatch/internal/leakcheck"
+	"listwatch/internal/syncbuf"
 )
 
 // Against our apiserver: the replayed event arrives as one line, then the
 // server closes the websocket at the watch's timeout.
 func TestWatchOverWebsocket(t *testing.T) {
 	defer leakcheck.Check(t)()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
 	defer cancel()
 	srv, err := apiserver.Start(ctx, apiserver.Config{Listen: "127.0.0.1:0"})
 	require.NoError(t, err)
@@ -50,10 +51,16 @@ func TestInterrupted(t *testing.T) {
 	srv, err := apiserver.Start(ctx, apiserver.Config{Listen: "127.0.0.1:0"})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, srv.Stop(context.Background())) }()
-	var out bytes.Buffer
-	wctx, wcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// Interrupted once connected (not after a guessed while, which a busy
+	// machine could spend dialling).
+	var out syncbuf.Buffer
+	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
-	require.NoError(t, run(wctx, &out, srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true", options{}))
+	done := make(chan error, 1)
+	go func() { done <- run(wctx, &out, srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true", options{}) }()
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "# connected") }, 2*time.Minute, 5*time.Millisecond)
+	wcancel()
+	require.NoError(t, <-done)
 	assert.Contains(t, out.String(), "# interrupted after 0 messages")
 }
 
