@@ -44,9 +44,11 @@
 // sent with Transfer-Encoding: chunked and flushed as events happen. HTTP
 // chunks are transport packaging, not events (the recordings in
 // testdata/fixtures have several events in one chunk), so EventDecoder
-// reads the body as a stream of JSON values with a json.Decoder: each call
-// consumes exactly one object, however the bytes were split, and refuses
-// one over 16 MiB instead of allocating without bound. Over a websocket
+// reads the body as a stream of JSON values: it decodes each event where it
+// lies in its buffer with api.DecodeEvent (the hand-written scanner in
+// api/jsonscan.go, which finds the event's end as it decodes it), so each
+// call consumes exactly one object, however the bytes were split, and
+// refuses one over 16 MiB instead of allocating without bound. Over a websocket
 // each event is one text message; their payloads, back to back, are the
 // same stream.
 //

@@ -32,6 +32,30 @@
 // cache: the cache is always at least as new as the notification being
 // handled.
 //
+// # Read in this order
+//
+// The order one delta travels, from the Reflector to a handler:
+//
+//   - queue_feeder.go: queueFeeder, the Store the Reflector writes to (the
+//     queue, with Options.Transform applied on the way in);
+//   - shared_informer.go: Run and runController (the Reflector fills the
+//     queue while this goroutine pops it), handleDeltas and distributor
+//     (the informer's own handler); skip the AddEventHandler family and the
+//     accessors on a first read;
+//   - process_deltas.go: ProcessDeltas, what each delta type does to the
+//     cache and which handler call it becomes; replaceAll for a
+//     ReplacedAll delta;
+//   - indexer.go: the Indexer, the cache updated before any handler hears
+//     of a change (index.go: the index functions; skip it at first);
+//   - processor.go: sharedProcessor.distribute, one notification to every
+//     listener (shouldResync and the resync period can wait);
+//   - notification.go, listener.go, ring.go: processorListener.add, pop
+//     and run, a handler's own buffer and goroutines;
+//   - handler.go: ResourceEventHandler, the interface a handler implements.
+//
+// options.go, factory.go and synctrack.go (per-handler HasSynced) are
+// configuration and sharing around the path; read them when you need them.
+//
 // Details kept from client-go: an update whose old and new objects have
 // the same resourceVersion is a resync (or a re-list re-delivering an
 // unchanged object) and goes only to handlers due for a resync; a delete

@@ -20,7 +20,7 @@ import (
 //
 // Inside, at Run: a Reflector lists and watches the server and writes
 // deltas into a queue; a process loop pops them and hands them to
-// HandleDeltas, which first updates the Indexer and then gives each
+// handleDeltas, which first updates the Indexer and then gives each
 // handler's listener a notification:
 //
 //	Reflector ──► queue (AtomicFIFO, RealFIFO or DeltaFIFO) ──Pop──► handleDeltas ──► Indexer
@@ -395,72 +395,4 @@ func (s *SharedIndexInformer) IsStopped() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stopped
-}
-
-// queueFeeder is the Store the Reflector writes to: the queue, with the
-// transform applied first and the informer told when the queue has synced.
-type queueFeeder struct {
-	s *SharedIndexInformer
-	q fifo.Queue
-}
-
-func (f *queueFeeder) Add(obj *api.Object) error {
-	o, err := f.s.transform(obj)
-	return errors.Join(err, f.q.Add(o))
-}
-
-func (f *queueFeeder) Update(obj *api.Object) error {
-	o, err := f.s.transform(obj)
-	return errors.Join(err, f.q.Update(o))
-}
-
-func (f *queueFeeder) Delete(obj *api.Object) error {
-	o, err := f.s.transform(obj)
-	return errors.Join(err, f.q.Delete(o))
-}
-
-func (f *queueFeeder) Replace(list []*api.Object, rv string) error {
-	var errs []error
-	out := list
-	if f.s.opts.Transform != nil {
-		out = make([]*api.Object, len(list))
-		for i, obj := range list {
-			var err error
-			out[i], err = f.s.transform(obj)
-			errs = append(errs, err)
-		}
-	}
-	errs = append(errs, f.q.Replace(out, rv))
-	// An empty first list syncs the queue with nothing to pop.
-	f.s.checkSynced(f.q)
-	return errors.Join(errs...)
-}
-
-func (f *queueFeeder) Resync() error { return f.q.Resync() }
-
-// Bookmark passes a BOOKMARK's resourceVersion to a queue that takes them
-// (an atomic RealFIFO), as client-go's ReflectorBookmarkStore.
-func (f *queueFeeder) Bookmark(resourceVersion string) error {
-	if b, ok := f.q.(interface{ Bookmark(string) error }); ok {
-		return b.Bookmark(resourceVersion)
-	}
-	return nil
-}
-
-// transform applies Options.Transform. If it fails, the object goes on as
-// received (nothing is lost) and the error is returned, so the Reflector
-// reports it.
-func (s *SharedIndexInformer) transform(obj *api.Object) (*api.Object, error) {
-	if s.opts.Transform == nil || obj == nil {
-		return obj, nil
-	}
-	key := obj.Key()
-	out, err := s.opts.Transform(obj)
-	if err != nil {
-		return obj, fmt.Errorf("informer %s: transform of %s failed, kept as received: %w", s.name, key, err)
-	}
-	if out == nil {
-		return obj, fmt.Errorf("informer %s: transform of %s returned nil, kept as received", s.name, key)
-	}
-	return out, nil
 }
