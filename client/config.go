@@ -149,24 +149,60 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("client: Config.IdleWatchTimeout %v is negative", cfg.IdleWatchTimeout)
 	}
 
-	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in, for local tests
-	if cfg.CAFile != "" || len(cfg.CAData) > 0 {
-		pool := x509.NewCertPool()
-		if cfg.CAFile != "" {
-			pem, err := os.ReadFile(cfg.CAFile)
-			if err != nil {
-				return nil, fmt.Errorf("client: reading CAFile: %w", err)
-			}
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("client: CAFile %s holds no PEM certificate", cfg.CAFile)
-			}
-		}
-		if len(cfg.CAData) > 0 && !pool.AppendCertsFromPEM(cfg.CAData) {
-			return nil, fmt.Errorf("client: CAData holds no PEM certificate")
-		}
-		tlsConfig.RootCAs = pool
+	tlsConfig, err := newTLSConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
+	httpClient, err := newHTTPClient(cfg, tlsConfig, base)
+	if err != nil {
+		return nil, err
+	}
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	return &Client{
+		base:       base,
+		httpClient: httpClient,
+		tlsConfig:  tlsConfig,
+		userAgent:  ua,
+		token:      cfg.BearerToken,
+		transport:  cfg.Transport,
+		idle:       cfg.IdleWatchTimeout,
+		clock:      clock.Real{},
+		tr:         cfg.Tracer,
+	}, nil
+}
 
+// newTLSConfig is the TLS configuration Config asks for: the server's
+// certificate checked against CAFile and CAData, or not at all with
+// Insecure.
+func newTLSConfig(cfg Config) (*tls.Config, error) {
+	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in, for local tests
+	if cfg.CAFile == "" && len(cfg.CAData) == 0 {
+		return tlsConfig, nil
+	}
+	pool := x509.NewCertPool()
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("client: reading CAFile: %w", err)
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("client: CAFile %s holds no PEM certificate", cfg.CAFile)
+		}
+	}
+	if len(cfg.CAData) > 0 && !pool.AppendCertsFromPEM(cfg.CAData) {
+		return nil, fmt.Errorf("client: CAData holds no PEM certificate")
+	}
+	tlsConfig.RootCAs = pool
+	return tlsConfig, nil
+}
+
+// newHTTPClient is Config.HTTPClient, or one of our own (HTTP/2 with
+// client-go's health check unless DisableHTTP2), wrapped to fail over
+// between base and the FailoverHosts if there are any.
+func newHTTPClient(cfg Config, tlsConfig *tls.Config, base *url.URL) (*http.Client, error) {
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -184,35 +220,21 @@ func New(cfg Config) (*Client, error) {
 		// bounded by its context instead.
 		httpClient = &http.Client{Transport: t}
 	}
-	if len(cfg.FailoverHosts) > 0 {
-		f := &failover{next: httpClient.Transport, hosts: []*url.URL{base}, tr: cfg.Tracer}
-		if f.next == nil {
-			f.next = http.DefaultTransport
-		}
-		for _, h := range cfg.FailoverHosts {
-			u, err := parseHost(h, cfg.CAFile != "" || cfg.Insecure)
-			if err != nil {
-				return nil, fmt.Errorf("client: Config.FailoverHosts: %w", err)
-			}
-			f.hosts = append(f.hosts, u)
-		}
-		hc := *httpClient
-		hc.Transport = f
-		httpClient = &hc
+	if len(cfg.FailoverHosts) == 0 {
+		return httpClient, nil
 	}
-	ua := cfg.UserAgent
-	if ua == "" {
-		ua = DefaultUserAgent
+	f := &failover{next: httpClient.Transport, hosts: []*url.URL{base}, tr: cfg.Tracer}
+	if f.next == nil {
+		f.next = http.DefaultTransport
 	}
-	return &Client{
-		base:       base,
-		httpClient: httpClient,
-		tlsConfig:  tlsConfig,
-		userAgent:  ua,
-		token:      cfg.BearerToken,
-		transport:  cfg.Transport,
-		idle:       cfg.IdleWatchTimeout,
-		clock:      clock.Real{},
-		tr:         cfg.Tracer,
-	}, nil
+	for _, h := range cfg.FailoverHosts {
+		u, err := parseHost(h, cfg.CAFile != "" || cfg.Insecure)
+		if err != nil {
+			return nil, fmt.Errorf("client: Config.FailoverHosts: %w", err)
+		}
+		f.hosts = append(f.hosts, u)
+	}
+	hc := *httpClient
+	hc.Transport = f
+	return &hc, nil
 }
