@@ -8,7 +8,7 @@ import (
 // Limits on the selectors a server accepts. Matching a selector costs time
 // for every event and every watcher that carries it, so a server must not
 // let one client bring a 400 KB selector of 57,000 terms to every event
-// (issue 15, finding 3). kube-apiserver has no limit of its own here: a
+// (docs/limits.md). kube-apiserver has no limit of its own here: a
 // selector is bounded only by the 1 MiB its HTTP server allows for a
 // request's headers and URL together. These limits are far above what
 // kubectl and controllers send (a few terms, a set of a few hundred names)

@@ -27,7 +27,7 @@ func TestSelectorLimits(t *testing.T) {
 		{name: "at the term limit", sel: terms(MaxSelectorTerms)},
 		{name: "one term too many", sel: terms(MaxSelectorTerms + 1), wantErr: "Too many: 257 requirements, must have at most 256"},
 		{name: "too long", sel: "a in (" + strings.Repeat("x,", MaxSelectorLength/2) + "y)", wantErr: "Too long: may not be more than 32768 bytes"},
-		// The attack of issue 15: 400 KB, 57k terms.
+		// The selector of docs/performance-limits.md: 400 KB, 57k terms.
 		{name: "the 400 KB selector", sel: terms(57000), wantErr: "Too long"},
 	}
 	for _, tt := range tests {
@@ -110,8 +110,9 @@ func FuzzSelectorLimits(f *testing.F) {
 }
 
 // BenchmarkMatchAtTheLimits is about the worst a watcher's selector can
-// cost per event now: 256 requirements, each a set, all matching. Issue 15's 57,000-term selector cost every event milliseconds
-// for each watcher carrying it.
+// cost per event now: 256 requirements, each a set, all matching. The
+// 57,000-term selector of docs/performance-limits.md cost every event
+// milliseconds for each watcher carrying it.
 func BenchmarkMatchAtTheLimits(b *testing.B) {
 	var parts []string
 	for i := 0; i < MaxSelectorTerms; i++ {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Finding 6 of issue 15: with nothing compacting the store, a client that
+// With nothing compacting the store, a client that
 // keeps reading pages at one old revision is never told to start over.
 // The periodic compactor (kube-apiserver's --etcd-compaction-interval)
 // makes the old revision go, and the next page is 410 with a fresh token.

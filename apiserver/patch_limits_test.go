@@ -11,7 +11,7 @@ import (
 	"listwatch/apiserver/patch"
 )
 
-// doublingPatch is finding 1 of issue 15: an array, then n copies of it
+// doublingPatch is the patch of docs/limits.md: an array, then n copies of it
 // into itself. With 50 copies (2.4 KB) it once took the server to 5.6 GB;
 // with 22 (1.1 KB) it stored a 16 MB object.
 func doublingPatch(n int) string {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Finding 3 of issue 15: nothing limited requests or watches. Requests are
+// Nothing once limited requests or watches. Requests are
 // now counted like kube-apiserver counts them, watches are capped on their
 // own, and health probes always answer.
 func TestRequestLimits(t *testing.T) {

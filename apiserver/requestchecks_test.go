@@ -11,7 +11,7 @@ import (
 	"listwatch/api"
 )
 
-// The small refusals of issue 14, each with the real server's code,
+// The small refusals, each with the real server's code,
 // reason and message.
 func TestRequestChecksAsTheRealServer(t *testing.T) {
 	ts := startServer(t, Config{})

@@ -104,7 +104,7 @@ func TestRetryWatcherRefusesToStartFromNow(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// The main promise, over real sockets: N events across at least
+// RetryWatcher's main promise, over real sockets: N events across at least
 // three forced reconnects of every kind, none lost, none repeated, and
 // every re-watch asks for exactly where the last one got to.
 func TestRetryWatcherAcrossReconnects(t *testing.T) {

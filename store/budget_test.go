@@ -82,7 +82,7 @@ func TestRevisionFromClockGrowsWithTime(t *testing.T) {
 	assert.Less(t, RevisionFromClock(t0), int64(1)<<53, "exact as a float64")
 }
 
-// Finding 6 of issue 15: without periodic compaction an exact read of an old
+// Without periodic compaction an exact read of an old
 // revision (a paged list's next page) succeeds for ever. With it, the old
 // revision is compacted within two intervals and the reader is told to
 // start over.

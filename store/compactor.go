@@ -13,7 +13,7 @@ import (
 // interval and never more than two. Without it a store that is written
 // rarely would keep every old revision readable for ever, and a client
 // reading pages at one old revision would never be told to start over
-// (issue 15, finding 6).
+// (docs/limits.md).
 
 // compactEvery runs until the store closes.
 func (s *Store) compactEvery(interval time.Duration) {

@@ -26,7 +26,7 @@ import (
 // namespace is where the tests' objects live; the page watches it.
 const namespace = "ui-test"
 
-// appearWithin is the promise: a change reaches the page's table
+// appearWithin is the live page's promise: a change reaches the page's table
 // within two seconds.
 const appearWithin = 2 * time.Second
 

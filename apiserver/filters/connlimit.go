@@ -10,7 +10,7 @@ import (
 // A cap on open connections. Each HTTP/1.1 watch holds a connection, so
 // 20,000 watches exhaust a process's file descriptors, and then the server
 // cannot even accept the connection of a health probe ("accept4: too many
-// open files", issue 15 finding 3). LimitListener keeps the count below the
+// open files", docs/limits.md). LimitListener keeps the count below the
 // descriptor limit with room to spare, and answers a connection past the
 // cap with a 503 and Retry-After instead of leaving it unaccepted in the
 // kernel's queue, where a client would hang. kube-apiserver has no such

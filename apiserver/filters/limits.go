@@ -10,7 +10,7 @@ import (
 	"listwatch/api"
 )
 
-// The limits that keep one client from hurting the server (issue 9): a body
+// The limits that keep one client from hurting the server (docs/limits.md): a body
 // size limit and deadlines on reading a body and writing a response.
 // (Strict decoding of what a body claims to be is package negotiation's.)
 

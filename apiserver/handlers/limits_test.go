@@ -21,7 +21,7 @@ func TestWatchTimeoutIsClampedNeverOverflows(t *testing.T) {
 		{"timeoutSeconds=5", 5 * time.Second},
 		{"timeoutSeconds=3600", time.Hour},
 		{"timeoutSeconds=3601", MaxWatchTimeout},
-		// Issue 15 finding 5: these overflowed (a watch that never ended)
+		// These once overflowed (a watch that never ended)
 		// and wrapped (one that ended after 0.3 s).
 		{"timeoutSeconds=9223372037", MaxWatchTimeout},
 		{"timeoutSeconds=18446744074", MaxWatchTimeout},
@@ -38,7 +38,7 @@ func TestWatchTimeoutIsClampedNeverOverflows(t *testing.T) {
 	}
 }
 
-// Finding 3 of issue 15: 50 watches with 400 KB selectors of 57k terms
+// 50 watches with 400 KB selectors of 57k terms once
 // slowed every other watcher from 0.2 ms to 3.5 s. Such selectors are now
 // refused, with a message saying which limit.
 func TestOversizedSelectorsAre400(t *testing.T) {

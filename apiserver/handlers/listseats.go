@@ -12,7 +12,8 @@ import (
 // a core busy for tens of milliseconds, and Go's scheduler lets a busy
 // goroutine run for 10 ms before it lets the next one have the core. With
 // 64 such LISTs at once on 2 cores, every other request waited behind
-// all of them in turn: a GET of one object took 0.3–0.5 s (issue 15).
+// all of them in turn: a GET of one object took 0.3–0.5 s
+// (docs/performance-limits.md).
 // So a LIST of bigListItems objects or more waits for one of a few seats
 // (one per CPU) before it encodes; the others wait in order, parked, and
 // small requests find a core at once. The LISTs as a whole take as long as

@@ -62,7 +62,7 @@ func (h *Handlers) watchEncoding(res *registry.Resource, out negotiation.Output)
 // like after any other timeout. kube-apiserver multiplies the value by a
 // second without a bound; ours once did too, and timeoutSeconds=9223372037
 // overflowed to a negative duration (a watch that never ended) and
-// 18446744074 wrapped to 0.3 s (issue 15 finding 5).
+// 18446744074 wrapped to 0.3 s.
 const MaxWatchTimeout = time.Hour
 
 // watchTimeout is the timeout a watch asked for: 0 when absent or 0 (the

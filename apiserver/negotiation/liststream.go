@@ -11,7 +11,7 @@ import (
 // item (api.ListWriter) and sent in chunks as it goes, so a LIST of 50,000
 // objects holds one 64 KiB buffer instead of its whole 50 MB body
 // (kube-apiserver 1.33 streams its JSON list encoding for the same reason;
-// issue 15 finding 2: 64 parallel LISTs held 9.5 GB). The body is
+// before it, 64 parallel LISTs held 9.5 GB here: docs/performance-limits.md). The body is
 // byte for byte what WriteJSON would send, without a Content-Length. A
 // pretty (indented) answer, for curl and browsers, is still built whole.
 // If the client goes away the encoding stops at the next chunk.

@@ -56,7 +56,7 @@ func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) WriteHeader(int)             {}
 func (d *discard) Write(p []byte) (int, error) { d.n += len(p); return len(p), nil }
 
-// Finding 2 of issue 15: a LIST cost memory in proportion to the whole
+// A LIST once cost memory in proportion to the whole
 // list (145 MB for 50,000 objects). Streamed, it allocates about one
 // buffer, whatever the list's size.
 func TestWriteListAllocatesAboutOneBuffer(t *testing.T) {

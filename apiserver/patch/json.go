@@ -18,7 +18,7 @@ const MaxJSONPatchOperations = 10000
 // MaxCopyBytes bounds how much all the "copy" operations of one patch may
 // add together (422 beyond): kube-apiserver's JSONPatchMaxCopyBytes,
 // 3 MiB. Without it a patch of 50 copies of an array into itself doubles
-// it 50 times: 2.4 KB of patch, petabytes of result (issue 15, finding 1).
+// it 50 times: 2.4 KB of patch, petabytes of result (docs/limits.md).
 const MaxCopyBytes = 3 << 20
 
 // jsonPatchOptions are the library's options for every JSON patch we

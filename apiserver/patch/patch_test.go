@@ -81,7 +81,7 @@ func TestJSONPatch(t *testing.T) {
 	}
 }
 
-// doublingPatch is finding 1 of issue 15: an array, then n copies of it
+// doublingPatch is the patch of docs/limits.md: an array, then n copies of it
 // into itself, each doubling it.
 func doublingPatch(n int) []byte {
 	var b strings.Builder
@@ -131,7 +131,7 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-// BenchmarkDoublingPatch measures what finding 1's patch costs now: it is
+// BenchmarkDoublingPatch measures what doublingPatch costs now: it is
 // refused after about 3 MiB of copying (see B/op), where it used to grow
 // the server by gigabytes.
 func BenchmarkDoublingPatch(b *testing.B) {

@@ -42,7 +42,7 @@ func runServer(t *testing.T, args ...string) (url string, stderr *syncbuf.Buffer
 	return serving.FindStringSubmatch(stderr.String())[1], stderr, stop
 }
 
-// Finding 4 of issue 15: after a restart, a client resuming from a
+// After a restart, a client resuming from a
 // resourceVersion of the previous run must be told (410), not left
 // waiting on a watch that never delivers.
 func TestARestartIsNoticed(t *testing.T) {

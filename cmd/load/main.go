@@ -1,4 +1,5 @@
-// Command load measures the apiserver under the loads of issue 15 on this
+// Command load measures the apiserver under the loads of
+// docs/performance-limits.md on this
 // machine, against a server it starts as a separate process (so the
 // server's CPU and memory are its own, and the watchers' connections do not
 // share its file descriptors):
