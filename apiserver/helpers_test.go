@@ -273,7 +273,7 @@ func requireSameShape(t *testing.T, fixtureName string, got []byte) {
 	require.Equal(t, shapeOf(w), shapeOf(g), "fixture %s\n got: %s", fixtureName, got)
 }
 
-// watchStream is an open watch being read event by event.
+// watchConn is an open watch being read event by event.
 type watchConn struct {
 	t      *testing.T
 	events chan api.Event

@@ -104,7 +104,7 @@ func (h *countingHandler) OnUpdate(_, _ *api.Object) { h.tick() }
 func (h *countingHandler) OnDelete(any)              { h.tick() }
 
 // BenchmarkPipeline measures watch events per second through Reflector →
-// queue → HandleDeltas (Indexer) → sharedProcessor → listener → handler,
+// queue → handleDeltas (Indexer) → sharedProcessor → listener → handler,
 // over 1,000 keys, with one and with four handlers.
 func BenchmarkPipeline(b *testing.B) {
 	for _, kind := range queueKinds {

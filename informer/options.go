@@ -10,7 +10,7 @@ import (
 	"listwatch/reflector"
 )
 
-// QueueKind names the queue between the Reflector and HandleDeltas.
+// QueueKind names the queue between the Reflector and handleDeltas.
 type QueueKind string
 
 // The three queues client-go's informers have used, oldest last. Each is

@@ -182,7 +182,7 @@ func (s *SharedIndexInformer) checkSynced(q fifo.Queue) {
 	}
 }
 
-// handleDeltas is client-go's sharedIndexInformer.HandleDeltas: apply the
+// handleDeltas is client-go's sharedIndexInformer.handleDeltas: apply the
 // deltas to the Indexer and hand each resulting call to the processor,
 // with blockDeltas held so a handler joining meanwhile sees each object
 // exactly once.

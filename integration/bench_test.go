@@ -23,7 +23,7 @@ import (
 // The end-to-end benchmarks: a change made on the server travels
 //
 //	store → watch cache → HTTP (chunked or websocket) over loopback → StreamWatcher
-//	→ Reflector → queue → HandleDeltas (Indexer) → sharedProcessor → listener → handler
+//	→ Reflector → queue → handleDeltas (Indexer) → sharedProcessor → listener → handler
 //
 // Server and client share the process (and its two cores), so allocations
 // and CPU are the sum of both halves. Results: docs/performance-pipeline.md.

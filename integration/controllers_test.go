@@ -72,7 +72,7 @@ type deploymentStatus struct {
 	AvailableReplicas  int32 `json:"availableReplicas"`
 }
 
-// podSummary lists a namespace's Pods: name → phase, with owner checks.
+// listPods lists a namespace's Pods.
 func listPods(t *testing.T, c *client.Client, ns string) []*api.Object {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)

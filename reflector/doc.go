@@ -10,7 +10,7 @@
 // hands it its queue as the Store. See the fourth article
 // ("client-go list & watch 原理", docs/articles.md) for the whole pipeline:
 // SharedInformerFactory → SharedIndexInformer → controller (Reflector +
-// DeltaFIFO) → HandleDeltas → Indexer + sharedProcessor →
+// DeltaFIFO) → handleDeltas → Indexer + sharedProcessor →
 // processorListener → handler. This package is the Reflector.
 //
 // What ListAndWatch does, in order (all of it as client-go v0.37 does it):

@@ -40,7 +40,7 @@ func validateDNS1035Label(name string, prefix bool) []string {
 	return api.IsDNS1035Label(maskTrailingDash(name, prefix))
 }
 
-// InvalidValue is a FieldValueInvalid cause: `Invalid value: "x": why`.
+// InvalidValue is an api.CauseFieldValueInvalid cause: `Invalid value: "x": why`.
 func InvalidValue(field, value, why string) api.StatusCause {
 	return api.StatusCause{Type: api.CauseFieldValueInvalid, Field: field,
 		Message: fmt.Sprintf("Invalid value: %q: %s", value, why)}
@@ -101,7 +101,7 @@ const generateNameSuffixLength = 5
 // maxGeneratedNameLength keeps generated names within the name rules.
 const maxGeneratedNameLength = api.DNS1123LabelMaxLength
 
-// generateName returns prefix plus five random characters, shortening the
+// GenerateName returns prefix plus five random characters, shortening the
 // prefix so the result stays a valid length.
 func GenerateName(prefix string) string {
 	if len(prefix) > maxGeneratedNameLength-generateNameSuffixLength {

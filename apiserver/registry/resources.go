@@ -21,7 +21,7 @@ const (
 // AllVerbs is what an ordinary resource Allows, in discovery's order.
 var AllVerbs = []string{VerbCreate, VerbDelete, VerbDeleteCollection, VerbGet, VerbList, VerbPatch, VerbUpdate, VerbWatch}
 
-// resource declares one API resource: everything routing, discovery,
+// Resource declares one API resource: everything routing, discovery,
 // validation, Table output and storage need to know about it. Adding a
 // resource to the server is adding one entry to Builtin; nothing
 // else changes. It plays the role of a Kubernetes REST storage

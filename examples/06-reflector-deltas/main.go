@@ -167,7 +167,7 @@ func run(p *demo.Printer, queueKind string, history int, trace bool) error {
 }
 
 // consume pops the queue until it is closed, prints every delta, and keeps
-// the cache in step, as an informer's HandleDeltas does. Pop calls process
+// the cache in step, as an informer's handleDeltas does. Pop calls process
 // under the queue's lock, so Replace never sees the cache half-updated.
 func consume(ctx context.Context, p *demo.Printer, q fifo.Queue, cache *informer.Indexer, tombstones *atomic.Int64) error {
 	for {
