@@ -56,8 +56,8 @@ func writePKI(dir string) (pki, error) {
 		return pki{}, err
 	}
 	// kube-apiserver signs service-account tokens with sa.key and checks
-	// them with sa.pub; the controller manager's token controller signs
-	// with sa.key too. RSA, as kubeadm makes it (pkiutil's NewPrivateKey).
+	// them with sa.pub; kube-controller-manager signs the legacy
+	// Secret-based tokens with it (--service-account-private-key-file).
 	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return pki{}, fmt.Errorf("service-account key: %w", err)

@@ -94,7 +94,7 @@ func startEtcd(ctx context.Context, c config) error {
 }
 
 // apiserverArgs are the flags of the reference kube-apiserver. Everything
-// else is kube-apiserver's default, as on a kubeadm cluster.
+// else is kube-apiserver's default.
 func apiserverArgs(c config) []string {
 	state := func(name string) string { return filepath.Join(c.stateDir, name) }
 	return []string{
