@@ -32,6 +32,22 @@
 //     (client-go/tools/watch/retrywatcher.go).
 //   - Watcher: watch.Interface.
 //
+// # Read in this order
+//
+//   - watchinterface.go: Watcher, what every watch hands its consumer;
+//   - resource.go and request.go: ResourceClient's verbs, and how one
+//     request is sent and its answer (or its Status error) read;
+//   - watchrequest.go: Watch, the GET with watch=true that opens a watch;
+//   - decoder.go: EventDecoder, which cuts the body into events;
+//   - streamwatcher.go: StreamWatcher, which puts them on ResultChan and
+//     closes it when the stream ends;
+//   - retrywatcher.go: RetryWatcher, which watches again from the last
+//     resourceVersion.
+//
+// config.go, http2.go, websocket.go, idle.go, failover.go, pager.go,
+// subresource.go and errors.go are the transports, the configuration and
+// the rest of the REST client; none of them is needed to follow a watch.
+//
 // # Framing: how a chunked body becomes events
 //
 // A watch is a GET that the server answers with 200 and then never

@@ -56,6 +56,8 @@
 // options.go, factory.go and synctrack.go (per-handler HasSynced) are
 // configuration and sharing around the path; read them when you need them.
 //
+// # What it keeps from client-go, and what it mirrors
+//
 // Details kept from client-go: an update whose old and new objects have
 // the same resourceVersion is a resync (or a re-list re-delivering an
 // unchanged object) and goes only to handlers due for a resync; a delete

@@ -64,6 +64,22 @@
 // handler installed with SetWatchErrorHandler, which sees every error. An
 // optional resync period calls Store.Resync.
 //
+// # Read in this order
+//
+//   - listerwatcher.go: ListerWatcher and Store, what the Reflector reads
+//     from and writes to;
+//   - reflector.go: Reflector, New, Run and ListAndWatch, the steps above;
+//   - list.go: list, the initial list and every re-list;
+//   - watch.go: watch, its three steps openWatch, handleWatch (with
+//     deliver, one event to the Store) and watchEnded;
+//   - watchlist.go: watchList, the default first step, which streams the
+//     state instead of listing it.
+//
+// backoff.go, errors.go, resync.go and options.go are read as the steps
+// call them.
+//
+// # What it mirrors
+//
 // It mirrors k8s.io/client-go/tools/cache: reflector.go (Reflector,
 // ListAndWatch, watch, handleAnyWatch, watchList, relistResourceVersion,
 // isWatchErrorRetriable), listwatch.go (ListerWatcher), and the pager in

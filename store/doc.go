@@ -38,6 +38,25 @@
 // says about revisions, history and compaction is the contract; what it says
 // about locks, buffers and sharing is how the in-memory store keeps it.
 //
+// # Read in this order
+//
+//   - interface.go: Interface and Watcher, the contract the apiserver is
+//     written against;
+//   - store.go: Store, what it holds (objects, the history, the watchers)
+//     and New;
+//   - write.go: Create, Update, GuaranteedUpdate, Delete, and
+//     commitLocked, where every write becomes the next revision and an
+//     event;
+//   - watch.go: Watch, and dispatchLocked, which hands each committed
+//     event to the watchers without ever waiting for one (catchUp, a
+//     watcher that starts in the past, can wait for a second reading);
+//   - history.go: the ring of recent events that watches replay and lists
+//     at a past revision undo;
+//   - list.go: List, at the current revision or a past one.
+//
+// keyindex.go, noop.go, preconditions.go, compactor.go, errors.go,
+// options.go and uid.go are details of those steps.
+//
 // # Revisions and resourceVersions
 //
 // Every write (create, update, delete) makes the next revision of the

@@ -30,6 +30,18 @@
 //   - Metrics: depth, adds, queue latency, work duration, retries,
 //     unfinished work and the longest running item, read with Metrics().
 //
+// # Read in this order
+//
+//   - queue.go: Interface and the queue with its dirty and processing
+//     sets, which give merging, exclusion and shutdown;
+//   - delaying.go: AddAfter, keys that come back later;
+//   - ratelimiter.go: the per-key backoff and the token bucket;
+//   - ratelimiting.go: AddRateLimited, Forget and NumRequeues, the two put
+//     together;
+//   - metrics.go: the numbers a running queue reports.
+//
+// # Narration and what it mirrors
+//
 // Every step is narrated on the narrate.Workqueue layer when Config has a
 // Tracer.
 //

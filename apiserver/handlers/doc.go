@@ -16,6 +16,24 @@
 // watch cache (the table at the top of list.go says which is which), and
 // every watch is handed to the WatchServer.
 //
+// # Read in this order
+//
+//   - handlers.go: Handlers.Serve, the verb to the file that serves it;
+//   - create.go: the write the reading path (docs/reading-path.md)
+//     follows, then its neighbours update.go, patch.go and delete.go;
+//   - get.go and list.go (the table at the top of list.go says what is
+//     read from the store and what from the watch cache);
+//   - watch.go: serveWatch, which hands a watch to the WatchServer;
+//   - params.go and continue.go: the list and watch query, and the
+//     continue tokens of paged lists.
+//
+// apply.go, fieldvalidation.go, finalizers.go, listseats.go,
+// namespaces.go, pathname.go, requestinfo.go and scale.go are what makes
+// the server real rather than what the lesson is about; read them when you
+// need them.
+//
+// # What it mirrors
+//
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers
 // (get.go, create.go, update.go, patch.go, delete.go, rest.go), with what
 // k8s.io/apiserver/pkg/registry/generic/registry/store.go does for each

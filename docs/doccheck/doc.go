@@ -38,8 +38,16 @@
 //     the Reflector does about it") is allowed; relying on an unexplained
 //     word is not.
 //   - docs/README.md links every page in docs/.
+//   - The reading path (reading-path.md) names files and functions that
+//     exist: every line that is only a link to a Go file is a stop, each
+//     file is a stop once, and every name in backticks in a stop's
+//     "- Read:" and "- Skip on a first read:" items is declared in that
+//     file (a method as Type.Method). Every core package's doc.go has a
+//     "Read in this order" section whose list names only files it holds.
 //
 // The package itself is the small Markdown scanner those checks use:
-// fenced blocks (Blocks), links (Links) and go run targets (GoRunTargets).
+// fenced blocks (Blocks), links (Links), go run targets (GoRunTargets),
+// the reading path's stops (ReadingPath) and what a Go file declares
+// (GoNames) or its package comment says to read (ReadOrder).
 // It is not a Markdown parser; it understands the subset these pages use.
 package doccheck
