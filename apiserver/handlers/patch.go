@@ -49,7 +49,7 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 	if isApply {
 		apply, applied, applyReq, err = applyFunc(r, res.APIVersion(), body) // apply.go
 	} else {
-		apply, err = patch.Func(patchType, body)
+		apply, err = patch.Func(patchType, body, directive != fieldValidationIgnore)
 	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)

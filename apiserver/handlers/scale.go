@@ -114,7 +114,12 @@ func (h *Handlers) serveScale(w http.ResponseWriter, r *http.Request, ri Request
 				negotiation.WriteStatus(w, r, patch.UnsupportedType())
 				return
 			}
-			if apply, err = patch.Func(patchType, body); err != nil {
+			directive, err := fieldValidation(r, "PatchOptions")
+			if err != nil {
+				negotiation.WriteError(w, r, err)
+				return
+			}
+			if apply, err = patch.Func(patchType, body, directive != fieldValidationIgnore); err != nil {
 				negotiation.WriteError(w, r, err)
 				return
 			}

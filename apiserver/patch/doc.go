@@ -11,14 +11,15 @@
 //
 //	PATCH ──► handlers/patch.go ──► patch.Func ──► store.GuaranteedUpdate(apply)
 //
-// Files: patch.go (the types we accept and Func), merge.go, json.go, and
+// Files: patch.go (the types we accept and Func), decode.go (what a patch
+// must decode into before it is applied), merge.go, json.go, and
 // apply.go: server-side apply (application/apply-patch+yaml), the field
 // ownership kept in metadata.managedFields and its conflicts, a
 // documented subset of k8s.io/apiserver's fieldmanager.
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
 // patch.go's patchers. Like them we apply JSON patch and JSON merge patch
-// with github.com/evanphx/json-patch (kube-apiserver v1.32 uses its v4 as
+// with github.com/evanphx/json-patch (kube-apiserver v1.37 uses its v4 as
 // gopkg.in/evanphx/json-patch.v4; we use v5, whose copy limit is an option
 // of each call rather than a package variable), under kube-apiserver's
 // limits: 10,000 operations, 3 MiB of accumulated copies

@@ -8,7 +8,7 @@ import (
 
 // A merge patch as kubectl label sends it: members replace, null deletes.
 func ExampleFunc() {
-	apply, err := patch.Func(patch.MergePatchType, []byte(`{"metadata":{"labels":{"app":"web","old":null}}}`))
+	apply, err := patch.Func(patch.MergePatchType, []byte(`{"metadata":{"labels":{"app":"web","old":null}}}`), true)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,6 +1,10 @@
 package patch
 
-import jsonpatch "github.com/evanphx/json-patch/v5"
+import (
+	"encoding/json"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+)
 
 // JSON patch (RFC 6902, application/json-patch+json): a list of operations
 // (add, remove, replace, move, copy, test) on JSON pointers, applied in
@@ -33,9 +37,21 @@ func jsonPatchOptions() *jsonpatch.ApplyOptions {
 	}
 }
 
-// decodeJSONPatch parses a JSON patch document.
-func decodeJSONPatch(patch []byte) (jsonpatch.Patch, error) {
-	return jsonpatch.DecodePatch(patch)
+// decodeJSONPatch parses a JSON patch document as kube-apiserver's
+// json-patch (v4) does: a list of objects, decoded by encoding/json, whose
+// error it returns (400). runnable is false when v5 refuses an operation
+// that v4 accepts until it runs it: an unknown "op", an "add" without a
+// value, a "path" that is not a string. kube-apiserver finds those when it
+// applies the patch, and so answers 422, not 400; so do we. (v4 adds null
+// for an "add" without a value; we refuse it.)
+func decodeJSONPatch(patch []byte) (ops jsonpatch.Patch, runnable bool, err error) {
+	if ops, err := jsonpatch.DecodePatch(patch); err == nil {
+		return ops, true, nil
+	}
+	if err := json.Unmarshal(patch, &ops); err != nil {
+		return nil, false, err
+	}
+	return ops, false, nil
 }
 
 // applyJSONPatch applies ops to doc.

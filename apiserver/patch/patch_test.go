@@ -64,8 +64,9 @@ func TestJSONPatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ops, err := decodeJSONPatch([]byte(c.patch))
+			ops, runnable, err := decodeJSONPatch([]byte(c.patch))
 			require.NoError(t, err)
+			require.True(t, runnable)
 			got, err := applyJSONPatch([]byte(doc), ops)
 			if c.err != "" {
 				require.ErrorContains(t, err, c.err)
@@ -75,9 +76,15 @@ func TestJSONPatch(t *testing.T) {
 			assert.JSONEq(t, c.want, string(got))
 		})
 	}
-	for _, bad := range []string{`[{"op":"add","path":"/x"}]`, `[{"op":"frob","path":"/a"}]`, `{"op":"add"}`, `[`} {
-		_, err := decodeJSONPatch([]byte(bad))
+	for _, bad := range []string{`{"op":"add"}`, `[`, `[1]`} {
+		_, _, err := decodeJSONPatch([]byte(bad))
 		assert.Error(t, err, "%s does not decode", bad)
+	}
+	// Operations json-patch v4 only refuses when it runs them.
+	for _, late := range []string{`[{"op":"add","path":"/x"}]`, `[{"op":"frob","path":"/a"}]`, `[{"op":"remove","path":5}]`} {
+		_, runnable, err := decodeJSONPatch([]byte(late))
+		require.NoError(t, err, late)
+		assert.False(t, runnable, late)
 	}
 }
 
@@ -93,6 +100,9 @@ func doublingPatch(n int) []byte {
 	return []byte(b.String())
 }
 
+// rejected is the message of every JSON patch that does not apply.
+const rejected = "the server rejected our request due to an error in our request"
+
 const testDoc = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}}`
 
 func TestLimits(t *testing.T) {
@@ -103,8 +113,8 @@ func TestLimits(t *testing.T) {
 		code      int32 // 0: applies
 		message   string
 	}{
-		{"50 doubling copies (2.4 KB)", JSONPatchType, doublingPatch(50), 422, "accumulated size increase"},
-		{"22 doubling copies (1.1 KB)", JSONPatchType, doublingPatch(22), 422, "exceeding the limit 3145728"},
+		{"50 doubling copies (2.4 KB)", JSONPatchType, doublingPatch(50), 422, rejected},
+		{"22 doubling copies (1.1 KB)", JSONPatchType, doublingPatch(22), 422, rejected},
 		{"10 doubling copies", JSONPatchType, doublingPatch(10), 0, ""},
 		{"too many operations", JSONPatchType, []byte("[" + strings.Repeat(`{"op":"test","path":"/kind","value":"ConfigMap"},`, MaxJSONPatchOperations) +
 			`{"op":"test","path":"/kind","value":"ConfigMap"}]`), 413, "The allowed maximum operations in a JSON patch is 10000, got 10001"},
@@ -115,7 +125,7 @@ func TestLimits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			apply, err := Func(c.patchType, c.patch)
+			apply, err := Func(c.patchType, c.patch, true)
 			if err == nil {
 				_, err = apply([]byte(testDoc))
 			}
@@ -138,7 +148,7 @@ func BenchmarkDoublingPatch(b *testing.B) {
 	patch := doublingPatch(50)
 	b.ReportAllocs()
 	for b.Loop() {
-		apply, err := Func(JSONPatchType, patch)
+		apply, err := Func(JSONPatchType, patch, true)
 		if err == nil {
 			_, err = apply([]byte(testDoc))
 		}
@@ -161,18 +171,79 @@ func FuzzPatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, patch string) {
 		for _, pt := range []string{MergePatchType, StrategicPatchType, JSONPatchType} {
-			apply, err := Func(pt, []byte(patch))
-			if err == nil {
-				var out []byte
-				if out, err = apply(doc); err == nil {
-					require.True(t, json.Valid(out), "%s result %q", pt, out)
-					require.LessOrEqual(t, len(out), MaxResultBytes)
-					continue
+			for _, strictly := range []bool{true, false} {
+				apply, err := Func(pt, []byte(patch), strictly)
+				if err == nil {
+					var out []byte
+					if out, err = apply(doc); err == nil {
+						require.True(t, json.Valid(out), "%s result %q", pt, out)
+						require.LessOrEqual(t, len(out), MaxResultBytes)
+						continue
+					}
 				}
+				var st *api.Status
+				require.ErrorAs(t, err, &st, "%s: %v", pt, err)
+				require.True(t, st.Code >= 400 && st.Code < 500, "%s: %d %s", pt, st.Code, st.Message)
 			}
-			var st *api.Status
-			require.ErrorAs(t, err, &st, "%s: %v", pt, err)
-			require.True(t, st.Code >= 400 && st.Code < 500, "%s: %d %s", pt, st.Code, st.Message)
 		}
 	})
+}
+
+// TestRefusedAsTheRealServer: patches kube-apiserver 1.37 refuses, with
+// its code and message, and the directive that decides.
+func TestRefusedAsTheRealServer(t *testing.T) {
+	const float = "json: cannot unmarshal number 1e999999 into Go value of type float64"
+	cases := []struct {
+		name, patchType, patch string
+		strictly               bool
+		code                   int32
+		message                string
+	}{
+		{"a huge number in a merge patch", MergePatchType, `{"data":{"k":1e999999}}`, true, 400, "error decoding patch: " + float},
+		{"a huge number in an unknown field", MergePatchType, `{"x":1e999999}`, true, 400, "error decoding patch: " + float},
+		{"a huge generation", MergePatchType, `{"metadata":{"generation":1e999999}}`, true, 400, "error decoding patch: " + float},
+		{"a huge number in a strategic merge patch", StrategicPatchType, `{"x":1e999999}`, true, 400, float},
+		{"strategic, Ignore", StrategicPatchType, `{"x":1e999999}`, false, 400, float},
+		{"a huge number in a JSON patch", JSONPatchType, `[{"op":"add","path":"/x","value":1e999999}]`, true, 400,
+			"error decoding patch: json: cannot unmarshal number 1e999999 into Go struct field jsonPatchOp.value of type float64"},
+		{"a JSON patch that is an object", JSONPatchType, `{"op":"add"}`, true, 400,
+			"error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp"},
+		{"a JSON patch that is an object, Ignore", JSONPatchType, `{"op":"add"}`, false, 400,
+			"json: cannot unmarshal object into Go value of type jsonpatch.Patch"},
+		{"a path that is a number", JSONPatchType, `[{"op":"remove","path":5}]`, true, 400,
+			"error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string"},
+		{"a merge patch that is an array", MergePatchType, `[1]`, true, 400,
+			"error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{"a merge patch that is null", MergePatchType, `null`, true, 400, "Invalid JSON Patch"},
+		{"op bogus", JSONPatchType, `[{"op":"bogus","path":"/x"}]`, true, 422, rejected},
+		{"remove of a missing path", JSONPatchType, `[{"op":"remove","path":"/nope"}]`, true, 422, rejected},
+		{"a failed test", JSONPatchType, `[{"op":"test","path":"/kind","value":"Secret"}]`, true, 422, rejected},
+		{"add under a missing parent", JSONPatchType, `[{"op":"add","path":"/a/b/c","value":"v"}]`, true, 422, rejected},
+		{"move from a missing path", JSONPatchType, `[{"op":"move","from":"/nope","path":"/x"}]`, true, 422, rejected},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			apply, err := Func(c.patchType, []byte(c.patch), c.strictly)
+			if err == nil {
+				_, err = apply([]byte(testDoc))
+			}
+			var st *api.Status
+			require.ErrorAs(t, err, &st)
+			assert.Equal(t, c.code, st.Code)
+			assert.Equal(t, c.message, st.Message)
+			if c.code == 422 {
+				assert.Equal(t, api.ReasonInvalid, st.Reason)
+				assert.Equal(t, &api.StatusDetails{}, st.Details)
+			}
+		})
+	}
+	// Ignore does not decode a merge or JSON patch first: the number is
+	// copied as it is, and the typed decoding of the result decides.
+	for _, c := range [][2]string{{MergePatchType, `{"x":1e999999}`}, {JSONPatchType, `[{"op":"add","path":"/x","value":1e999999}]`}} {
+		apply, err := Func(c[0], []byte(c[1]), false)
+		require.NoError(t, err, c[0])
+		out, err := apply([]byte(testDoc))
+		require.NoError(t, err, c[0])
+		assert.Contains(t, string(out), `"x":1e999999`, c[0])
+	}
 }
