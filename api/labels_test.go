@@ -63,7 +63,7 @@ var labelSelectorGolden = []struct{ in, canonical, err string }{
 	{"x=a=b", "", "found '=', expected: ',' or 'end of string'"},
 	{"x=(a)", "", "unable to parse requirement: found '(', expected: identifier"},
 	{"a/b=c", "a/b=c", ""},
-	{"a/b/c=d", "", "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"},
+	{"a/b/c=d", "", "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"},
 	{"/b=c", "", "unable to parse requirement: <nil>: Invalid value: \"/b\": prefix part must be non-empty"},
 	{"a/=c", "", "unable to parse requirement: <nil>: Invalid value: \"a/\": name part must be non-empty; name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"},
 	{"example.com/tier=web", "example.com/tier=web", ""},

@@ -7,7 +7,8 @@ import (
 
 // The checks below decide what a label key, a label value and an object
 // name may look like, and say what is wrong in Kubernetes' own words
-// (k8s.io/apimachinery/pkg/util/validation, as in v1.32), because those
+// (k8s.io/apimachinery v0.37.2: pkg/util/validation, and
+// pkg/api/validate/content for label keys and values), because those
 // words end up in 400 and 422 messages that people paste into search
 // engines. Each returns nil when the value is fine, otherwise one message
 // per problem; callers join them with "; " as Kubernetes does.
@@ -60,7 +61,7 @@ func IsQualifiedName(value string) []string {
 			}
 		}
 	default:
-		return append(errs, "a qualified name "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
+		return append(errs, "a valid label key "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
 			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
 	}
 	if name == "" {
@@ -85,6 +86,47 @@ func IsValidLabelValue(value string) []string {
 		errs = append(errs, regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs
+}
+
+// IsConfigMapKey checks a key of a ConfigMap's data or binaryData, or of
+// a Secret's data: at most 253 alphanumeric characters, '-', '_' or '.',
+// and not ".", ".." or anything starting with "..", since each key may
+// become a file name in a volume.
+func IsConfigMapKey(value string) []string {
+	var errs []string
+	if len(value) > DNS1123SubdomainMaxLength {
+		errs = append(errs, maxLenError(DNS1123SubdomainMaxLength))
+	}
+	if !isConfigMapKey(value) {
+		errs = append(errs, regexError(configMapKeyErrMsg, configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
+	}
+	switch {
+	case value == ".":
+		errs = append(errs, "must not be '.'")
+	case value == "..":
+		errs = append(errs, "must not be '..'")
+	case strings.HasPrefix(value, ".."):
+		errs = append(errs, "must not start with '..'")
+	}
+	return errs
+}
+
+const (
+	configMapKeyFmt    = "[-._a-zA-Z0-9]+"
+	configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+)
+
+// isConfigMapKey matches ^[-._a-zA-Z0-9]+$.
+func isConfigMapKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // IsDNS1123Subdomain checks the name of most objects (a ConfigMap's, for

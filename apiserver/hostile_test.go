@@ -59,3 +59,54 @@ func TestHostilePatchesGetTheRealServersAnswer(t *testing.T) {
 	assert.JSONEq(t, `{"k":"v"}`, string(after.Get("data")))
 	require.Nil(t, after.Get("x"))
 }
+
+// configKeyMsg is IsConfigMapKey's complaint about a key's characters.
+const configKeyMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' " +
+	"(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
+
+func TestBadKeysAreInvalid(t *testing.T) {
+	ts := startServer(t, Config{})
+	cms := "/api/v1/namespaces/default/configmaps"
+	secrets := "/api/v1/namespaces/default/secrets"
+	cases := []struct {
+		name, path, body, message string
+	}{
+		{"a key that is not UTF-8", cms, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"d\"},\"data\":{\"\xff\":\"v\"}}",
+			`ConfigMap "d" is invalid: data[` + "\uFFFD" + `]: Invalid value: "` + "\uFFFD" + `": ` + configKeyMsg},
+		{"a key with a space", cms, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d"},"data":{"a b":"v"}}`,
+			`ConfigMap "d" is invalid: data[a b]: Invalid value: "a b": ` + configKeyMsg},
+		{"a key that is ..", cms, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d"},"binaryData":{"..":"dg=="}}`,
+			`ConfigMap "d" is invalid: binaryData[..]: Invalid value: "..": must not be '..'`},
+		{"a key in data and binaryData", cms, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d"},"data":{"k":"v"},"binaryData":{"k":"dg=="}}`,
+			`ConfigMap "d" is invalid: data[k]: Invalid value: "k": duplicate of key present in binaryData`},
+		{"an empty key", cms, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d"},"data":{"":"v"}}`,
+			`ConfigMap "d" is invalid: data[]: Invalid value: "": ` + configKeyMsg},
+		{"a secret key", secrets, `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s"},"data":{"a/b":"dg=="}}`,
+			`Secret "s" is invalid: data[a/b]: Invalid value: "a/b": ` + configKeyMsg},
+		{"a secret's stringData key", secrets, `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s"},"stringData":{"..x":"v"}}`,
+			`Secret "s" is invalid: data[..x]: Invalid value: "..x": must not start with '..'`},
+		{"a label value that is not UTF-8", cms, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"d\",\"labels\":{\"a\":\"\xff\"}}}",
+			`ConfigMap "d" is invalid: metadata.labels: Invalid value: "` + "\uFFFD" + `": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', ` +
+				`and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp := ts.do(req{method: "POST", path: c.path, body: c.body})
+			resp.mustCode(t, 422)
+			st := resp.status(t)
+			assert.Equal(t, api.ReasonInvalid, st.Reason)
+			assert.Equal(t, c.message, st.Message)
+		})
+	}
+	// Nothing was stored; and an update or a patch is checked the same way.
+	ts.get(cms + "/d").mustCode(t, 404)
+	ts.get(secrets + "/s").mustCode(t, 404)
+	before := ts.createConfigMap("default", "ok", nil, map[string]string{"k": "v"})
+	resp := ts.do(req{method: "PATCH", path: cms + "/ok", body: "{\"data\":{\"\xff\":\"v\"}}", header: map[string]string{"Content-Type": patch.MergePatchType}})
+	resp.mustCode(t, 422)
+	assert.Equal(t, `ConfigMap "ok" is invalid: data[`+"\uFFFD"+`]: Invalid value: "`+"\uFFFD"+`": `+configKeyMsg, resp.status(t).Message)
+	resp = ts.do(req{method: "PUT", path: cms + "/ok", body: `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"ok"},"data":{"a b":"v"}}`})
+	resp.mustCode(t, 422)
+	after := ts.get(cms + "/ok").object(t)
+	assert.Equal(t, before.Metadata.ResourceVersion, after.Metadata.ResourceVersion, "the object is unchanged")
+}

@@ -74,7 +74,7 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 		if res.Generation {
 			next.Metadata.Generation = 1
 		}
-		if err := registry.ValidateMeta(res, next); err != nil {
+		if err := registry.Validate(res, next); err != nil {
 			return nil, err
 		}
 		if res.PrepareCreate != nil {

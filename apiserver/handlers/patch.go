@@ -89,7 +89,7 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 				fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
 		}
 		keepFieldOrder(next, cur)
-		if err := registry.ValidateMeta(res, next); err != nil {
+		if err := registry.Validate(res, next); err != nil {
 			return nil, err
 		}
 		return prepareWrite(res, ri, next, cur)

@@ -44,7 +44,7 @@ func (h *Handlers) serveUpdate(w http.ResponseWriter, r *http.Request, ri Reques
 		}
 		wantRV = int64(n)
 	}
-	if err := registry.ValidateMeta(res, obj); err != nil {
+	if err := registry.Validate(res, obj); err != nil {
 		negotiation.WriteError(w, r, err)
 		return
 	}

@@ -46,10 +46,23 @@ func InvalidValue(field, value, why string) api.StatusCause {
 		Message: fmt.Sprintf("Invalid value: %q: %s", value, why)}
 }
 
-// ValidateMeta checks the metadata of an object about to be written: its
-// name (or generateName) and labels, as Kubernetes' ValidateObjectMeta does.
-// It returns the 422 Invalid Status, or nil.
-func ValidateMeta(res *Resource, obj *api.Object) error {
+// Validate checks an object about to be written: its metadata, as
+// Kubernetes' ValidateObjectMeta does, then what res.ValidateFields checks.
+// It returns the 422 Invalid Status with every problem, or nil.
+func Validate(res *Resource, obj *api.Object) error {
+	causes := metaCauses(res, obj)
+	if res.ValidateFields != nil {
+		causes = append(causes, res.ValidateFields(obj)...)
+	}
+	if len(causes) == 0 {
+		return nil
+	}
+	return api.NewInvalid(res.GroupKind(), obj.Metadata.Name, causes)
+}
+
+// metaCauses checks the metadata: its name (or generateName), namespace,
+// labels and annotation keys.
+func metaCauses(res *Resource, obj *api.Object) []api.StatusCause {
 	var causes []api.StatusCause
 	m := &obj.Metadata
 	if m.GenerateName != "" {
@@ -83,10 +96,7 @@ func ValidateMeta(res *Resource, obj *api.Object) error {
 			causes = append(causes, InvalidValue("metadata.annotations", k, msg))
 		}
 	}
-	if len(causes) == 0 {
-		return nil
-	}
-	return api.NewInvalid(res.GroupKind(), m.Name, causes)
+	return causes
 }
 
 // generateNameAlphabet is the alphabet of generated name suffixes: no vowels

@@ -47,6 +47,10 @@ type Resource struct {
 	Generation bool
 	// ValidateName checks metadata.name (prefix: it is a generateName).
 	ValidateName func(name string, prefix bool) []string
+	// ValidateFields, if set, checks the rest of an object about to be
+	// written, after its metadata (the kind's Validate<Kind> in
+	// pkg/apis/core/validation); each problem is a cause of the 422.
+	ValidateFields func(obj *api.Object) []api.StatusCause
 	// Columns are the Table columns after Name; Age comes last unless
 	// NoAgeColumn (a CRD with additionalPrinterColumns has no automatic Age).
 	Columns     []Column
@@ -101,17 +105,19 @@ func Builtin() []*Resource {
 			Version: "v1", Name: "configmaps", SingularName: "configmap",
 			Kind: "ConfigMap", ListKind: "ConfigMapList", ShortNames: []string{"cm"},
 			Namespaced: true, Verbs: AllVerbs,
-			ValidateName: validateDNS1123Subdomain,
-			Columns:      []Column{configMapDataColumn},
+			ValidateName:   validateDNS1123Subdomain,
+			ValidateFields: validateConfigMapKeys,
+			Columns:        []Column{configMapDataColumn},
 		},
 		{
 			Version: "v1", Name: "secrets", SingularName: "secret",
 			Kind: "Secret", ListKind: "SecretList",
 			Namespaced: true, Verbs: AllVerbs,
-			ValidateName:  validateDNS1123Subdomain,
-			Columns:       secretColumns,
-			PrepareCreate: prepareSecret,
-			PrepareUpdate: func(obj, _ *api.Object) error { return prepareSecret(obj) },
+			ValidateName:   validateDNS1123Subdomain,
+			ValidateFields: validateSecretKeys,
+			Columns:        secretColumns,
+			PrepareCreate:  prepareSecret,
+			PrepareUpdate:  func(obj, _ *api.Object) error { return prepareSecret(obj) },
 		},
 		{
 			Version: "v1", Name: "pods", SingularName: "pod",
