@@ -21,6 +21,8 @@ import (
 type published struct {
 	docs    *discovery.Docs
 	openAPI discovery.OpenAPI
+	// index is GET /'s body (index.go).
+	index []byte
 }
 
 // publish rebuilds discovery from the registry as it is now.
@@ -29,6 +31,7 @@ func (s *Server) publish() {
 	s.published.Store(&published{
 		docs:    discovery.Build(entries, s.listener.Addr().String(), s.started),
 		openAPI: discovery.BuildOpenAPI(entries),
+		index:   indexBody(rootPaths(entries, s.cfg.EnableFaults)),
 	})
 }
 

@@ -1,6 +1,10 @@
 package apiserver
 
 import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,8 +103,8 @@ func TestBadKeysAreInvalid(t *testing.T) {
 		})
 	}
 	// Nothing was stored; and an update or a patch is checked the same way.
-	ts.get(cms + "/d").mustCode(t, 404)
-	ts.get(secrets + "/s").mustCode(t, 404)
+	ts.get(cms+"/d").mustCode(t, 404)
+	ts.get(secrets+"/s").mustCode(t, 404)
 	before := ts.createConfigMap("default", "ok", nil, map[string]string{"k": "v"})
 	resp := ts.do(req{method: "PATCH", path: cms + "/ok", body: "{\"data\":{\"\xff\":\"v\"}}", header: map[string]string{"Content-Type": patch.MergePatchType}})
 	resp.mustCode(t, 422)
@@ -109,4 +113,42 @@ func TestBadKeysAreInvalid(t *testing.T) {
 	resp.mustCode(t, 422)
 	after := ts.get(cms + "/ok").object(t)
 	assert.Equal(t, before.Metadata.ResourceVersion, after.Metadata.ResourceVersion, "the object is unchanged")
+}
+
+// GET / lists the served paths as kube-apiserver's index does; an unknown
+// version under /api or of a built-in group is a JSON 404 Status (the
+// recorded error-404-unknown-resource.json); unknown groups and paths
+// outside the API stay plain text.
+func TestRootAndUnknownVersions(t *testing.T) {
+	ts := startServer(t, Config{})
+	for _, p := range []string{"/", "/index.html"} {
+		r := ts.get(p)
+		body := r.mustCode(t, http.StatusOK)
+		assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+		var root struct {
+			Paths []string `json:"paths"`
+		}
+		require.NoError(t, json.Unmarshal(body, &root))
+		assert.True(t, slices.IsSorted(root.Paths), "sorted: %v", root.Paths)
+		for _, want := range []string{"/api", "/api/v1", "/apis", "/apis/", "/apis/apps", "/apis/apps/v1",
+			"/apis/apiextensions.k8s.io/v1", "/healthz", "/openapi/v3", "/version"} {
+			assert.Contains(t, root.Paths, want)
+		}
+		assert.True(t, strings.HasPrefix(string(body), "{\n  \"paths\": [\n    \"/api\",\n"), "indented as WriteRawJSON: %s", body)
+		for _, p := range root.Paths {
+			if p != "/apis/" && !strings.HasSuffix(p, "/") {
+				assert.NotEqual(t, http.StatusNotFound, ts.get(p).code, "%s is listed, so it is served", p)
+			}
+		}
+	}
+	for _, p := range []string{"/api/v2/pods", "/api/v2", "/apis/apps/v2/deployments", "/apis/apps/v1beta1"} {
+		r := ts.get(p)
+		requireSameJSON(t, "error-404-unknown-resource.json", r.mustCode(t, http.StatusNotFound))
+		assert.Equal(t, "application/json", r.header.Get("Content-Type"), p)
+	}
+	for _, p := range []string{"/nosuchpath", "/apis/nosuch.example.com/v1/foos", "/apis/nosuch.example.com/v1"} {
+		r := ts.get(p)
+		assert.Equal(t, fixture(t, "error-404-unknown-group.txt"), r.mustCode(t, http.StatusNotFound), p)
+		assert.Equal(t, "text/plain; charset=utf-8", r.header.Get("Content-Type"), p)
+	}
 }

@@ -22,15 +22,19 @@ import (
 //	/apis/{group}/{version}/...                         the same for other groups
 //	/api/v1/watch/...                                   legacy watch paths (a name becomes a field selector)
 //
-// An unknown resource in a known group version is a JSON 404 Status; a path
-// outside the API or an unknown group is Go's plain "404 page not found";
-// a method the resource does not allow is 405.
+// GET / lists the served paths (index.go). An unknown resource in a known
+// group version, and an unknown version under /api or of a built-in group,
+// is a JSON 404 Status; a path outside the API or an unknown group is Go's
+// plain "404 page not found"; a method the resource does not allow is 405.
 
 // route dispatches one request.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	pub := s.published.Load()
 	switch {
+	case path == "/" || path == "/index.html":
+		serveIndex(w, pub.index)
+		return
 	case path == "/version":
 		s.serveDiscovery(w, r, pub.docs.Version)
 		return
@@ -78,6 +82,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	case segs[0] == "api" && segs[1] == "v1":
 		gv, rest = "v1", segs[2:]
+	case segs[0] == "api":
+		negotiation.WriteStatus(w, r, api.NewGenericNotFound())
+		return
 	case segs[0] == "apis" && len(segs) == 1:
 		s.serveDiscovery(w, r, pub.docs.APIs)
 		return
@@ -86,6 +93,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	case segs[0] == "apis" && len(segs) >= 3 && s.registry.ServesGroupVersion(segs[1]+"/"+segs[2]):
 		gv, rest = segs[1]+"/"+segs[2], segs[3:]
+	case segs[0] == "apis" && len(segs) >= 3 && segs[1] != "" && isBuiltinGroup(segs[1]):
+		negotiation.WriteStatus(w, r, api.NewGenericNotFound())
+		return
 	default:
 		negotiation.NotFoundText(w, r)
 		return
