@@ -344,6 +344,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	kind := filters.Classify(r)
 	release, ok := s.limits.Begin(kind)
 	if !ok {
+		filters.CloseRefusedWatch(rr, r, kind)
 		negotiation.WriteStatus(rr, r, filters.TooManyRequests(kind))
 		return
 	}

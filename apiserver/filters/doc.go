@@ -1,7 +1,10 @@
 // Package filters holds what guards and records every request before and
 // around its handler: bearer-token authentication (auth.go), the request
 // log (log.go) and the limits that keep one client from hurting the server:
-// body size and the read and write deadlines (limits.go).
+// body size and the read and write deadlines (limits.go), requests in
+// flight and open watches (inflight.go), open connections (connlimit.go,
+// with caps derived from the descriptor limit in fdlimit.go), and the
+// connection a refused watch gives back (refusedwatch.go, ours alone).
 //
 // Where it sits in the data flow: first on the way in. The server's
 // outermost handler wraps the ResponseWriter in a Recorder, checks the

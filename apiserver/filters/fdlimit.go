@@ -9,7 +9,8 @@ package filters
 //	watches     = connections - headroom, headroom = min(1024, connections/4)
 //
 // The headroom is what keeps ordinary requests and health probes
-// answering while every watch slot is taken. With 20,000 descriptors that
+// answering while every watch slot is taken; a refused watch does not keep
+// a share of it (refusedwatch.go). With 20,000 descriptors that
 // is 19,744 connections and 18,720 watches; with a million, the
 // connection cap is never the limit.
 
