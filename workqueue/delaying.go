@@ -57,6 +57,9 @@ func (q *DelayingQueue[T]) AddAfter(item T, d time.Duration) {
 	}
 	q.mu.Lock()
 	q.metrics.retries++
+	if d > 0 {
+		q.metrics.waiting++ // counted before it is sent: never in no count at all
+	}
 	q.mu.Unlock()
 	if d <= 0 {
 		q.Add(item)
@@ -66,7 +69,25 @@ func (q *DelayingQueue[T]) AddAfter(item T, d time.Duration) {
 	select {
 	case q.adds <- waiting[T]{item: item, readyAt: q.cfg.Clock.Now().Add(d)}:
 	case <-q.stop:
+		q.leftWaitingRoom()
 	}
+}
+
+// leftWaitingRoom counts one item out of the waiting room: it was added to
+// the queue (after the add, so it is always in one count or the other),
+// merged into an earlier wait for the same item, or dropped at shutdown.
+func (q *DelayingQueue[T]) leftWaitingRoom() {
+	q.mu.Lock()
+	q.metrics.waiting = max(q.metrics.waiting-1, 0) // 0 once dropWaitingRoom ran
+	q.mu.Unlock()
+}
+
+// dropWaitingRoom counts the waiting room empty once the timer goroutine
+// has stopped: its items are dropped, never added.
+func (q *DelayingQueue[T]) dropWaitingRoom() {
+	q.mu.Lock()
+	q.metrics.waiting = 0
+	q.mu.Unlock()
 }
 
 // ShutDown shuts the queue down and stops the timer goroutine; items still
@@ -75,6 +96,7 @@ func (q *DelayingQueue[T]) ShutDown() {
 	q.Queue.ShutDown()
 	q.stopOnce.Do(func() { close(q.stop) })
 	q.loopDone.Wait()
+	q.dropWaitingRoom()
 }
 
 // ShutDownWithDrain stops the timer goroutine and drains the queue (see
@@ -82,6 +104,7 @@ func (q *DelayingQueue[T]) ShutDown() {
 func (q *DelayingQueue[T]) ShutDownWithDrain(ctx context.Context) error {
 	q.stopOnce.Do(func() { close(q.stop) })
 	q.loopDone.Wait()
+	q.dropWaitingRoom()
 	return q.Queue.ShutDownWithDrain(ctx)
 }
 
@@ -106,6 +129,7 @@ func (q *DelayingQueue[T]) loop() {
 			w := heap.Pop(h).(*waiting[T])
 			delete(byItem, w.item)
 			q.Add(w.item)
+			q.leftWaitingRoom()
 		}
 		// Sleep until the earliest is due, or until something new arrives.
 		var due <-chan time.Time
@@ -142,6 +166,7 @@ func (q *DelayingQueue[T]) insert(h *waitHeap[T], byItem map[T]*waiting[T], w wa
 			old.readyAt = w.readyAt
 			heap.Fix(h, old.index)
 		}
+		q.leftWaitingRoom() // one wait per item: this one merged into it
 		return
 	}
 	e := &waiting[T]{item: w.item, readyAt: w.readyAt}

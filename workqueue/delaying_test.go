@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -87,4 +88,42 @@ func TestDelayingQueueCountsRetries(t *testing.T) {
 	q.AddAfter("a", 0)
 	q.AddAfter("b", time.Minute)
 	assert.Equal(t, int64(2), q.Metrics().Retries)
+}
+
+func TestDelayingQueueCountsItsWaitingRoomUntilIdle(t *testing.T) {
+	defer leakcheck.Check(t)()
+	c := clock.NewFake(epoch)
+	q := NewDelaying[string](Config{Clock: c})
+	defer q.ShutDown()
+	assert.True(t, q.Metrics().Idle(), "a new queue is idle")
+
+	q.AddAfter("a", time.Second)
+	assert.Equal(t, 1, q.Metrics().Waiting, "counted as soon as AddAfter returns")
+	assert.False(t, q.Metrics().Idle(), "a retry is scheduled: not idle, though nothing is queued")
+	waitForTimer(t, c, time.Second)
+	q.AddAfter("a", 2*time.Second) // merged into the earlier wait
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for q.Metrics().Waiting != 1 { // counted twice until the timer goroutine merges them
+		require.NoError(t, ctx.Err(), "the second wait for a was never merged into the first")
+		runtime.Gosched()
+	}
+
+	c.Step(time.Second)
+	item, _ := q.Get()
+	m := q.Metrics()
+	assert.Equal(t, 0, m.Waiting, "due: moved into the queue")
+	assert.False(t, m.Idle(), "a worker holds it")
+	q.Done(item)
+	assert.True(t, q.Metrics().Idle())
+}
+
+func TestDelayingQueueShutDownEmptiesItsWaitingRoom(t *testing.T) {
+	defer leakcheck.Check(t)()
+	c := clock.NewFake(epoch)
+	q := NewDelaying[string](Config{Clock: c})
+	q.AddAfter("a", time.Hour)
+	waitForTimer(t, c, time.Hour)
+	q.ShutDown()
+	assert.Zero(t, q.Metrics().Waiting, "dropped, not waiting")
 }

@@ -28,7 +28,10 @@
 //     bucket (10 per second, bursts of 100); Forget resets a key's backoff
 //     and NumRequeues counts its failures.
 //   - Metrics: depth, adds, queue latency, work duration, retries,
-//     unfinished work and the longest running item, read with Metrics().
+//     unfinished work and the longest running item, read with Metrics();
+//     also what waits in the waiting room, so that Metrics.Idle can say
+//     there is nothing queued, nothing held and no retry scheduled (idle.go,
+//     ours: client-go keeps its waiting room private).
 //
 // # Read in this order
 //

@@ -21,6 +21,10 @@ type Metrics struct {
 	Adds int64
 	// Retries counts AddAfter and AddRateLimited calls.
 	Retries int64
+	// Waiting is the number of items in a delaying queue's waiting room:
+	// given to AddAfter (or AddRateLimited) and not yet due. client-go
+	// exports no such number; see Idle.
+	Waiting int
 	// QueueLatency is how long items waited between Add and Get.
 	QueueLatency Summary
 	// WorkDuration is how long workers held items, from Get to Done.
@@ -60,8 +64,10 @@ type metrics[T comparable] struct {
 	clock clock.Clock
 	depth int
 	adds  int64
-	// retries is written by the delaying queue, under the queue's lock.
+	// retries and waiting are written by the delaying queue, under the
+	// queue's lock.
 	retries      int64
+	waiting      int
 	latency      Summary
 	work         Summary
 	addTimes     map[T]time.Time
@@ -99,7 +105,7 @@ func (m *metrics[T]) done(item T) {
 
 func (m *metrics[T]) snapshot(name string) Metrics {
 	s := Metrics{
-		Name: name, Depth: m.depth, Adds: m.adds, Retries: m.retries,
+		Name: name, Depth: m.depth, Adds: m.adds, Retries: m.retries, Waiting: m.waiting,
 		QueueLatency: m.latency, WorkDuration: m.work, InProgress: len(m.processStart),
 	}
 	now := m.clock.Now()
