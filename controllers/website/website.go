@@ -12,6 +12,7 @@ import (
 	"listwatch/client"
 	"listwatch/controllers"
 	"listwatch/informer"
+	"listwatch/narrate"
 	"listwatch/reflector"
 	"listwatch/workqueue"
 )
@@ -174,6 +175,9 @@ func (op *Operator) Run(ctx context.Context) {
 	controllers.RunWorkers(ctx, "websites", op.queue, op.opts.Workers, op.reconcile, op.opts.Tracer)
 }
 
+// Queue exposes the work queue's metrics.
+func (op *Operator) Queue() workqueue.Metrics { return op.queue.Metrics() }
+
 // reconcile makes the children match the Website, then says how it went in
 // the Website's status. Everything is read from the caches; nothing is
 // taken from the event that queued the key.
@@ -214,9 +218,25 @@ func (op *Operator) ensure(ctx context.Context, inf *informer.SharedIndexInforme
 		if err := controllers.SetOwnerReferences(obj, []controllers.OwnerReference{owner}); err != nil {
 			return err
 		}
-		if _, err := rc.Create(ctx, obj); err != nil && !client.IsAlreadyExists(err) {
-			return err
+		if _, err := rc.Create(ctx, obj); err != nil {
+			if client.IsAlreadyExists(err) {
+				// The server has a child of this name and the cache does
+				// not, yet. Often it is the child of an earlier Website of
+				// the same name, about to be collected. It is a failure,
+				// retried with backoff until the cache shows what to
+				// update (or the child is gone and can be created): if
+				// the cache never sees it (a re-list after it was deleted
+				// shows nothing), no event would ever queue this Website
+				// again. Kubernetes' Deployment controller does the same
+				// when a ReplicaSet it creates already exists and its
+				// lister does not have it (getNewReplicaSet in
+				// pkg/controller/deployment/sync.go returns the lister's
+				// error).
+				op.opts.Tracer.Printf(narrate.Controller, "websites: %s %s/%s already exists but is not in the cache: retrying", kind, ns, name)
+			}
+			return fmt.Errorf("website: creating %s %s/%s: %w", kind, ns, name, err)
 		}
+		op.opts.Tracer.Printf(narrate.Controller, "websites: %s %s/%s created", kind, ns, name)
 		op.changed("created", kind, name)
 		return nil
 	}
