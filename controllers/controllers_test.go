@@ -138,3 +138,17 @@ func ExampleExpectations() {
 	// act on the cache now? false
 	// and now? true
 }
+
+func TestRateLimiterCapsThePerKeyBackoffWhenAsked(t *testing.T) {
+	c := clock.NewFake(epoch)
+	def := RateLimiter[string](Settings{Clock: c})
+	capped := RateLimiter[string](Settings{Clock: c, MaxRetryDelay: 2 * time.Second})
+	var d, cd time.Duration
+	for range 30 { // far past both caps; the bucket's 100 tokens are not used up
+		d, cd = def.When("a"), capped.When("a")
+	}
+	assert.Equal(t, workqueue.DefaultMaxDelay, d, "Kubernetes' default: 1000 s")
+	assert.Equal(t, 2*time.Second, cd)
+	capped.Forget("a")
+	assert.Equal(t, workqueue.DefaultBaseDelay, capped.When("a"), "forgotten: back to 5 ms")
+}

@@ -2,8 +2,11 @@
 // manager shares: the worker loop that drains a workqueue into a reconcile
 // function (RunWorkers), the event handler that turns any event into a key
 // (EnqueueHandler), owner references (the links from what a controller
-// creates back to what asked for it), and Expectations (how a controller
-// avoids acting on a cache that has not yet seen its own writes).
+// creates back to what asked for it), Expectations (how a controller
+// avoids acting on a cache that has not yet seen its own writes), and the
+// Settings every controller takes, among them the cap on its retries'
+// backoff (RateLimiter, ratelimiter.go: Kubernetes' limiter unless a test
+// asks for a lower cap).
 //
 // Where it sits: after the informer and the workqueue, at the end of the
 // client side's data flow.

@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"time"
+
 	"listwatch/internal/clock"
 	"listwatch/narrate"
 	"listwatch/workqueue"
@@ -19,6 +21,10 @@ type Settings struct {
 	Clock clock.Clock
 	// Tracer narrates each reconcile and workqueue step; nil is silent.
 	Tracer *narrate.Tracer
+	// MaxRetryDelay caps the per-key backoff of failed reconciles: 0 is
+	// workqueue.DefaultMaxDelay (1000 s), what Kubernetes' controllers
+	// use. See RateLimiter.
+	MaxRetryDelay time.Duration
 }
 
 // WithDefaults fills in what is unset.
@@ -33,7 +39,8 @@ func (s Settings) WithDefaults() Settings {
 }
 
 // NewQueue returns the rate-limited workqueue a controller named name
-// uses, on s's clock and tracer, with the default controller rate limiter.
+// uses, on s's clock and tracer, with RateLimiter's limiter.
 func NewQueue[T comparable](name string, s Settings) *workqueue.RateLimitingQueue[T] {
-	return workqueue.NewRateLimiting[T](workqueue.Config{Name: name, Clock: s.Clock, Tracer: s.Tracer}, nil)
+	s = s.WithDefaults()
+	return workqueue.NewRateLimiting[T](workqueue.Config{Name: name, Clock: s.Clock, Tracer: s.Tracer}, RateLimiter[T](s))
 }

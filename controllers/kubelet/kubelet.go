@@ -90,6 +90,9 @@ func (k *Kubelet) Run(ctx context.Context) {
 	controllers.RunWorkers(ctx, "kubelet", k.queue, k.opts.Workers, k.reconcile, k.opts.Tracer)
 }
 
+// Queue exposes the work queue's metrics.
+func (k *Kubelet) Queue() workqueue.Metrics { return k.queue.Metrics() }
+
 func (k *Kubelet) reconcile(ctx context.Context, key string) error {
 	pod, ok := k.opts.Pods.GetIndexer().GetByKey(key)
 	if !ok {

@@ -19,6 +19,7 @@ import (
 	"listwatch/internal/clock"
 	"listwatch/narrate"
 	"listwatch/reflector"
+	"listwatch/workqueue"
 )
 
 // The controllers a Manager can run.
@@ -73,6 +74,9 @@ type Config struct {
 	// GCKinds are the resources the garbage collector watches; nil is
 	// DefaultGCKinds. Add your custom resources to collect what they own.
 	GCKinds []Kind
+	// MaxRetryDelay caps how long a failing key waits before its next try
+	// (0: 1000 s, Kubernetes' cap; see controllers.Settings).
+	MaxRetryDelay time.Duration
 	// Clock defaults to the wall clock.
 	Clock clock.Clock
 	// Tracer narrates the controllers and workqueues (not the informers:
@@ -80,12 +84,41 @@ type Config struct {
 	Tracer *narrate.Tracer
 }
 
+// Manager is the configured controllers, built on shared informers and
+// ready to run.
+type Manager struct {
+	cfg     Config
+	names   []string
+	factory *informer.Factory
+	ctrls   []controller
+}
+
+// controller is one built controller: how to run it and how to read its
+// workqueue.
+type controller struct {
+	run   func(context.Context)
+	queue func() workqueue.Metrics
+}
+
 // Run runs the configured controllers against cfg.Client until ctx ends,
 // sharing one informer per resource among them, as kube-controller-manager
 // does. It returns once every controller and informer has stopped.
 func Run(ctx context.Context, cfg Config) error {
+	m, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	m.Run(ctx)
+	return nil
+}
+
+// New builds the configured controllers and registers their handlers on
+// shared informers. The Manager must then be Run (with a cancelled
+// context, if it is not wanted after all): its queues' timer goroutines
+// stop when Run returns.
+func New(cfg Config) (*Manager, error) {
 	if cfg.Client == nil {
-		return errors.New("manager: Config needs a Client")
+		return nil, errors.New("manager: Config needs a Client")
 	}
 	names := cfg.Controllers
 	if names == nil {
@@ -93,7 +126,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	for _, n := range names {
 		if !slices.Contains(Known, n) {
-			return fmt.Errorf("manager: unknown controller %q (have %v)", n, Known)
+			return nil, fmt.Errorf("manager: unknown controller %q (have %v)", n, Known)
 		}
 	}
 	gcKinds := cfg.GCKinds
@@ -110,39 +143,54 @@ func Run(ctx context.Context, cfg Config) error {
 	inf := func(gvr api.GroupVersionResource) (*informer.SharedIndexInformer, error) {
 		return factory.InformerFor(gvr, "")
 	}
-
-	runs, err := build(cfg, names, gcKinds, inf)
+	ctrls, err := build(cfg, names, gcKinds, inf)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfg.Tracer.Printf(narrate.Controller, "manager: starting %v", names)
-	factory.Start(ctx)
+	return &Manager{cfg: cfg, names: names, factory: factory, ctrls: ctrls}, nil
+}
+
+// Run starts the informers and every controller and returns once ctx has
+// ended and they have all stopped.
+func (m *Manager) Run(ctx context.Context) {
+	m.cfg.Tracer.Printf(narrate.Controller, "manager: starting %v", m.names)
+	m.factory.Start(ctx)
 	var wg sync.WaitGroup
-	for _, run := range runs {
-		wg.Go(func() { run(ctx) })
+	for _, c := range m.ctrls {
+		wg.Go(func() { c.run(ctx) })
 	}
 	<-ctx.Done()
 	wg.Wait()
-	factory.Shutdown()
-	return nil
+	m.factory.Shutdown()
+}
+
+// Queues returns a snapshot of every controller's workqueue, in the order
+// of Config.Controllers: a test waits for them all to be Idle before it
+// checks that the controllers converged.
+func (m *Manager) Queues() []workqueue.Metrics {
+	qs := make([]workqueue.Metrics, 0, len(m.ctrls))
+	for _, c := range m.ctrls {
+		qs = append(qs, c.queue())
+	}
+	return qs
 }
 
 // build creates the named controllers, registering their handlers on the
 // shared informers. On an error the controllers already built are run
 // with a cancelled context, which stops their queues.
-func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersionResource) (*informer.SharedIndexInformer, error)) (runs []func(context.Context), err error) {
+func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersionResource) (*informer.SharedIndexInformer, error)) (runs []controller, err error) {
 	defer func() {
 		if err != nil {
 			cancelled, cancel := context.WithCancel(context.Background())
 			cancel()
 			for _, r := range runs {
-				r(cancelled)
+				r.run(cancelled)
 			}
 			runs = nil
 		}
 	}()
 	c := cfg.Client
-	settings := controllers.Settings{Workers: cfg.Workers, Clock: cfg.Clock, Tracer: cfg.Tracer}
+	settings := controllers.Settings{Workers: cfg.Workers, Clock: cfg.Clock, Tracer: cfg.Tracer, MaxRetryDelay: cfg.MaxRetryDelay}
 	for _, n := range names {
 		switch n {
 		case Deployment:
@@ -158,7 +206,7 @@ func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersion
 			if err != nil {
 				return runs, err
 			}
-			runs = append(runs, ctrl.Run)
+			runs = append(runs, controller{ctrl.Run, ctrl.Queue})
 		case Kubelet:
 			p, err := inf(kubelet.Pods)
 			if err != nil {
@@ -168,7 +216,7 @@ func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersion
 			if err != nil {
 				return runs, err
 			}
-			runs = append(runs, k.Run)
+			runs = append(runs, controller{k.Run, k.Queue})
 		case GC:
 			var rs []gc.Resource
 			for _, k := range gcKinds {
@@ -182,13 +230,13 @@ func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersion
 			if err != nil {
 				return runs, err
 			}
-			runs = append(runs, g.Run)
+			runs = append(runs, controller{g.Run, g.Queue})
 		case Website:
 			op, err := website.New(website.Options{Client: c, Settings: settings})
 			if err != nil {
 				return runs, err
 			}
-			runs = append(runs, op.Run)
+			runs = append(runs, controller{op.Run, op.Queue})
 		}
 	}
 	return runs, nil

@@ -33,3 +33,20 @@ func TestRunRefusesBadConfigWithoutLeaking(t *testing.T) {
 	err = Run(ctx, Config{Client: c, Controllers: []string{Deployment, GC}, GCKinds: []Kind{cms, cms}})
 	assert.ErrorContains(t, err, "byOwnerUID")
 }
+
+func TestQueuesListsEveryControllersQueue(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	c, err := client.New(client.Config{Host: "http://127.0.0.1:1"})
+	require.NoError(t, err)
+	m, err := New(Config{Client: c})
+	require.NoError(t, err)
+	var names []string
+	for _, q := range m.Queues() {
+		names = append(names, q.Name)
+		assert.True(t, q.Idle(), "%s: nothing queued yet", q.Name)
+	}
+	assert.Equal(t, []string{"deployment", "kubelet", "gc"}, names)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m.Run(ctx) // stops the queues' timer goroutines
+}
