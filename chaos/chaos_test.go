@@ -34,7 +34,8 @@ func TestChaos(t *testing.T) {
 	}
 	t.Logf("chaos seed %d (replay: go test -race -run TestChaos -count=1 ./chaos/ -chaos.seed=%d)", seed, seed)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// A safety bound: setup, the write phase and the convergence bound.
+	ctx, cancel := context.WithTimeout(context.Background(), *chaosDuration+DefaultConvergenceTimeout+2*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Config{
 		Seed:       seed,

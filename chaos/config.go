@@ -9,6 +9,10 @@ import (
 	"listwatch/store"
 )
 
+// DefaultConvergenceTimeout is Config.ConvergenceTimeout's default: long
+// enough that only a run that will never converge reaches it.
+const DefaultConvergenceTimeout = 3 * time.Minute
+
 // Config describes one chaos run. The zero value of every field takes the
 // default shown in its comment; Seed 0 is a valid seed like any other.
 type Config struct {
@@ -74,7 +78,11 @@ type Config struct {
 	CompactionInterval time.Duration
 	// ConvergenceTimeout bounds the wait, after the writers stop, for every
 	// informer and handler to reach the server's final state (default
-	// 45 s; a healthy run needs a few seconds).
+	// DefaultConvergenceTimeout). It is a safety bound, not a guess at how
+	// long convergence takes: the wait ends as soon as every informer has
+	// the final state, which a healthy run reaches in a few seconds even
+	// under -race on two busy cores; only an informer that lost its way
+	// outlasts it.
 	ConvergenceTimeout time.Duration
 
 	// Store is the store the apiserver serves from: nil for a new in-memory
@@ -225,7 +233,7 @@ func (c Config) withDefaults() (Config, error) {
 	defInt(&c.HistorySize, 500)
 	defInt(&c.WatcherBuffer, 32)
 	def(&c.CompactionInterval, 2*time.Second)
-	def(&c.ConvergenceTimeout, 45*time.Second)
+	def(&c.ConvergenceTimeout, DefaultConvergenceTimeout)
 
 	var errs []error
 	for _, d := range []struct {

@@ -58,9 +58,11 @@
 // TestControllersConvergeUnderFaults): the controller manager of package
 // controllers runs while Deployments are created, scaled and deleted under
 // killed and stalled watches, compactions, 429s and delays; once the faults
-// stop, CheckControllers requires every Deployment to have exactly its
-// replicas of Running Pods, with a status that says so, and no Pod to be
-// orphaned. Beside them the operator of package controllers/website
+// stop and every controller's workqueue is idle (nothing queued, nothing
+// being worked on, no retry scheduled; their backoff is capped at 2 s for
+// the run, see controllers.RateLimiter), CheckControllers requires every
+// Deployment to have exactly its replicas of Running Pods, with a status
+// that says so, and no Pod to be orphaned. Beside them the operator of package controllers/website
 // reconciles Websites (a custom resource) that are created, changed and
 // deleted under the same faults; CheckWebsites requires each to own exactly
 // its ConfigMap and Deployment with the right content and to be Ready, and

@@ -23,7 +23,9 @@ func TestChaosCheckerOnEtcd(t *testing.T) {
 	}
 	// A member of its own: the checker records the store's history from
 	// revision 0, which the shared member's earlier compactions removed.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// A safety bound: setup, the write phase and the checker's convergence
+	// bound.
+	ctx, cancel := context.WithTimeout(context.Background(), chaos.DefaultConvergenceTimeout+3*time.Minute)
 	defer cancel()
 	member, err := embedded.Start(ctx, embedded.Config{DataDir: t.TempDir(), NoFsync: true, LogLevel: "fatal", ProgressNotifyInterval: time.Second})
 	require.NoError(t, err)

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Namespaces, "namespaces", 3, "namespaces the keys are spread over")
 	fs.IntVar(&cfg.Informers, "informers", 5, "informers watching (they differ by index: queue, scope, paging, transport, watch-list)")
 	fs.DurationVar(&cfg.WriteInterval, "write-interval", 2*time.Millisecond, "each writer's pause between writes")
-	fs.DurationVar(&cfg.ConvergenceTimeout, "converge-timeout", 45*time.Second, "longest wait for convergence after the writers stop")
+	fs.DurationVar(&cfg.ConvergenceTimeout, "converge-timeout", chaos.DefaultConvergenceTimeout, "longest wait for convergence after the writers stop")
 	verbose := fs.Bool("v", false, "narrate every fault and phase on stderr")
 	rates := map[chaos.FaultKind]*float64{}
 	for _, k := range chaos.FaultKinds() {
