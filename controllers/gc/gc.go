@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"listwatch/api"
@@ -173,10 +174,7 @@ func (g *Collector) reconcile(ctx context.Context, it item) error {
 	case len(dangling) == 0:
 		return nil
 	case len(alive) == 0:
-		err := rc.Delete(ctx, obj.Metadata.Name, client.DeleteOptions{
-			Preconditions:     &client.Preconditions{UID: obj.Metadata.UID},
-			PropagationPolicy: "Background",
-		})
+		err := deleteDependent(ctx, rc, obj, refs)
 		if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
 			return fmt.Errorf("gc: deleting %s %s: %w", res.GVR.Resource, it.key, err)
 		}
@@ -196,6 +194,35 @@ func (g *Collector) reconcile(ctx context.Context, it item) error {
 		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: removed %d dangling owner reference(s)", res.GVR.Resource, it.key, len(dangling))
 		return nil
 	}
+}
+
+// deleteDependent deletes obj, whose owners are all gone, at the
+// resourceVersion its owner references were read at, as Kubernetes' garbage
+// collector does (deleteObject in pkg/controller/garbagecollector/operations.go).
+// A controller may have adopted it meanwhile: a Website deleted and created
+// again under the same name points its old Deployment at itself. That
+// update changed the resourceVersion, so the delete fails with 409 Conflict
+// instead of removing a live owner's child; the update's event queues obj
+// again, to be looked at with its new owners. If obj changed but its owner
+// references did not, it is deleted at whatever resourceVersion it has, so
+// that unrelated updates (a status every second) cannot keep it alive.
+func deleteDependent(ctx context.Context, rc *client.ResourceClient, obj *api.Object, refs []controllers.OwnerReference) error {
+	pre := &client.Preconditions{UID: obj.Metadata.UID, ResourceVersion: obj.Metadata.ResourceVersion}
+	opts := client.DeleteOptions{Preconditions: pre, PropagationPolicy: "Background"}
+	err := rc.Delete(ctx, obj.Metadata.Name, opts)
+	if !client.IsConflict(err) || pre.ResourceVersion == "" {
+		return err
+	}
+	live, err := rc.Get(ctx, obj.Metadata.Name)
+	if err != nil {
+		return err
+	}
+	liveRefs, _ := controllers.OwnerReferences(live)
+	if live.Metadata.UID != obj.Metadata.UID || !reflect.DeepEqual(liveRefs, refs) {
+		return nil // re-created or adopted: its own event queues it again
+	}
+	pre.ResourceVersion = ""
+	return rc.Delete(ctx, obj.Metadata.Name, opts)
 }
 
 // ownerExists looks ref up in the owner's cache and, when the cache does
