@@ -26,10 +26,10 @@ import (
 func TestRealClusterThroughKubectlProxy(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
-		t.Fatalf("kubectl is not on PATH (every machine of this project has it): %v", err)
+		t.Fatalf("the kubectl tests of listwatch/examples need kubectl on PATH (every machine of this project has it): %v", err)
 	}
 	if testing.Short() {
-		t.Skip("-short")
+		t.Skip("-short leaves out the example behind kubectl proxy; the full run executes it")
 	}
 	bin := examplesBin(t, "..")
 	defer leakcheck.Check(t)()

@@ -3,7 +3,7 @@
 package watchserver
 
 // Fan-out benchmarks of the watch path over loopback HTTP. The server runs
-// in a child process (this test binary again, see TestSWBenchServerProcess)
+// in a child process (this test binary again, see TestMain)
 // so that its CPU time can be measured apart from the clients':
 //
 //	go test ./apiserver/watchserver/ -run '^$' -bench 'WatchFanOut|IdleWatchMemory' -benchtime 1x
@@ -61,23 +61,52 @@ type swBenchStats struct {
 	GCCPUFraction int64 `json:"gcCPUPermille"`
 }
 
-// TestSWBenchServerProcess is the benchmark's server when run as a child
-// process; it is skipped in a normal test run.
-func TestSWBenchServerProcess(t *testing.T) {
-	if os.Getenv(swBenchEnv) == "" {
-		t.Skip("only run as the watch benchmark's server process")
+// TestMain makes this test binary the benchmark's server when the
+// benchmark starts it as a child process (swBenchEnv set); otherwise it runs
+// the tests. The server is no test of its own, so a normal run has nothing
+// to skip.
+func TestMain(m *testing.M) {
+	if os.Getenv(swBenchEnv) != "" {
+		if err := swBenchServe(); err != nil {
+			fmt.Fprintln(os.Stderr, "watch benchmark server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+// swBenchServe is the child process: a cacher on a store behind /watch,
+// /create and /stats on loopback. It prints its URL and serves until the
+// parent closes its stdin.
+func swBenchServe() error {
 	if os.Getenv("LISTWATCH_SW_BENCH_HEAPPROFILE") != "" {
 		runtime.MemProfileRate = 1
 	}
 	s := store.New(store.Options{})
+	defer s.Close()
 	buffer, _ := strconv.Atoi(os.Getenv("LISTWATCH_SW_BENCH_WATCHER_BUFFER")) // 0: the default
 	c, err := cacher.New(context.Background(), cacher.Config{Store: s, Prefix: swPrefix,
 		Resource: api.GroupResource{Resource: "configmaps"}, Kind: "ConfigMap", APIVersion: "v1",
 		WatcherBuffer: buffer})
 	if err != nil {
-		t.Fatal(err)
+		return fmt.Errorf("starting the cacher: %w", err)
 	}
+	defer c.Stop()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listening: %w", err)
+	}
+	srv := &http.Server{Handler: swBenchHandler(s, c)}
+	go func() { _ = srv.Serve(l) }()
+	fmt.Printf("URL http://%s\n", l.Addr())
+	// The parent closes our stdin when it is done.
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return srv.Close()
+}
+
+// swBenchHandler serves the benchmark's three paths.
+func swBenchHandler(s *store.Store, c *cacher.Cacher) http.Handler {
 	// As the apiserver does: the handler returns once the headers are out
 	// and the watch goes on in a goroutine of its own.
 	ws := New(Config{Detach: func(_ http.ResponseWriter, _ *http.Request, rest func()) { go rest() }})
@@ -141,18 +170,7 @@ func TestSWBenchServerProcess(t *testing.T) {
 			GCCPUFraction: int64(ms.GCCPUFraction * 1000),
 		})
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(l) }()
-	fmt.Printf("URL http://%s\n", l.Addr())
-	// The parent closes our stdin when it is done.
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	_ = srv.Close()
-	c.Stop()
-	s.Close()
+	return mux
 }
 
 // swBenchWrite creates n ConfigMaps of about size bytes through the
@@ -205,7 +223,7 @@ type swBenchServer struct {
 
 func swStartBenchServer(b *testing.B) *swBenchServer {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSWBenchServerProcess$", "-test.v")
+	cmd := exec.Command(os.Args[0]) // TestMain serves when swBenchEnv is set
 	buffer := os.Getenv("LISTWATCH_SW_BENCH_WATCHER_BUFFER")
 	if buffer == "" {
 		// Kubernetes' largest per-watcher channel; with our default of 100
