@@ -3,20 +3,31 @@
 # repository is self-contained, formatting, go vet, staticcheck, the test
 # suites under the race detector, and a short run of every fuzz target.
 #
-#   ./test.sh         everything, about 7 minutes on 2 quiet cores (CI runs
-#                     exactly this through .ci/run)
-#   ./test.sh quick   the core module only: gofmt, go vet and its tests
-#                     under -race with -short (which leaves out the chaos
-#                     runs, the memory-limit run, running the docs'
-#                     commands and the examples' long runs); no
-#                     staticcheck, no nested modules (interop/, etcd/,
-#                     uitest/, tools/), no fuzzing. Under 3 minutes once
-#                     the build cache is warm.
-#   ./test.sh reference the reference module (reference/), which neither
-#                     run above includes: go vet, staticcheck, a build of
-#                     the real etcd, kube-apiserver and kube-controller-
-#                     manager, and its tests, which start them. README.md
-#                     ("The reference") gives its time and downloads.
+#   ./test.sh          everything, about 7 minutes on 2 quiet cores (CI
+#                      runs exactly this through .ci/run)
+#   ./test.sh quick    the core module only: gofmt, go vet and its tests
+#                      under -race with -short (which leaves out the chaos
+#                      runs, the memory-limit runs, running the docs'
+#                      commands and the examples' long runs); no
+#                      staticcheck, no nested modules (interop/, etcd/,
+#                      uitest/, tools/), no fuzzing. Under 3 minutes once
+#                      the build cache is warm.
+#   ./test.sh stress   everything, as ./test.sh does, on a loaded machine:
+#                      two busy loops per core (nproc) run from the first
+#                      stage to the last and are killed when the run ends,
+#                      however it ends (they also stop by themselves once
+#                      this script is gone). A suite that passes only on a
+#                      quiet machine fails here.
+#   ./test.sh reference the reference module (reference/), which no run
+#                      above includes: go vet, staticcheck, a build of
+#                      the real etcd, kube-apiserver and kube-controller-
+#                      manager, and its tests, which start them. README.md
+#                      ("The reference") gives its time and downloads.
+#
+# Before anything else, the run checks the tools its tests need besides Go
+# (kubectl; for a full run Debian's chromium, installed when run as root)
+# and fails there, naming the packages that need a missing one; the tests
+# themselves fail, never skip, without it.
 #
 # Each stage prints one line when it ends, with its time, and the run ends
 # with a table of them all. README.md ("Running the tests") says what each
@@ -28,22 +39,25 @@ STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2; fetched from the Go module pr
 FUZZTIME=${FUZZTIME:-5s}    # per fuzz target; docs/chaos.md has the long runs
 
 mode=${1:-all}
+label=$mode # what the summary calls this run
 case "$mode" in
 all | quick | reference) ;;
+stress) mode=all ;;
 -h | --help | help)
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
   exit 0
   ;;
 *)
-  echo "usage: ./test.sh [quick|reference]" >&2
+  echo "usage: ./test.sh [quick | stress | reference]" >&2
   exit 2
   ;;
 esac
 
 # Every directory holding a go.mod is a module: the core at the root and the
 # nested ones (interop/ needs k8s.io/client-go, which the core must not).
-mapfile -t modules < <(git ls-files '*go.mod' 2>/dev/null | xargs -rn1 dirname | sort -u)
-[ ${#modules[@]} -gt 0 ] || modules=(.)
+mapfile -t all_modules < <(git ls-files '*go.mod' 2>/dev/null | xargs -rn1 dirname | sort -u)
+[ ${#all_modules[@]} -gt 0 ] || all_modules=(.)
+modules=("${all_modules[@]}")
 if [ "$mode" = quick ]; then
   modules=(.)
 fi
@@ -63,13 +77,39 @@ started=$SECONDS
 duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 summary() {
   local rc=$?
+  stop_load
   [ ${#results[@]} -gt 0 ] || exit "$rc"
-  printf '\n==> summary (./test.sh %s)\n' "$mode"
+  printf '\n==> summary (./test.sh %s)\n' "$label"
   printf '%s\n' "${results[@]}"
   printf '%-6s %-48s %s\n' "$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" "total" "$(duration $((SECONDS - started)))"
   exit "$rc"
 }
 trap summary EXIT
+# An interrupt or a kill ends the run through the EXIT trap above, which
+# stops the load and prints what ran.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# The stress run's load: two busy loops per core. Each loop also checks
+# that this script is alive, so none outlives it even if the script itself
+# is killed without its traps (SIGKILL).
+load_pids=()
+start_load() {
+  local n=$((2 * $(nproc))) i
+  for ((i = 0; i < n; i++)); do
+    sh -c 'while kill -0 "$1" 2>/dev/null; do :; done' busy-loop $$ &
+    load_pids+=($!)
+  done
+  echo "==> stress: $n busy loops (two per core, nproc=$(nproc)) load the machine until the run ends"
+}
+stop_load() {
+  [ ${#load_pids[@]} -gt 0 ] || return 0
+  kill "${load_pids[@]}" 2>/dev/null || true
+  wait "${load_pids[@]}" 2>/dev/null || true
+  echo "==> stress: stopped the ${#load_pids[@]} busy loops"
+  load_pids=()
+}
 stage() {
   local name=$1 start=$SECONDS rc=0
   shift
@@ -94,11 +134,46 @@ gofmt_check() {
   fi
 }
 
-# A fresh clone with nothing beside it must be complete: no file may point
-# at a path outside the repository (docs/doccheck/paths.go says what counts).
-stage "self-contained: no path outside the repo" \
-  go test -count=1 -run '^TestNothingPointsOutsideTheRepository$' ./docs/doccheck
-stage "gofmt" gofmt_check
+# The tools the tests run besides Go are checked before anything else, so a
+# missing one fails the run at its start, naming the packages that need it
+# (the tests themselves fail too, never skip: a skipped suite would pass
+# unseen).
+#
+# module_of DIR: the module DIR belongs to (the longest module path above it).
+module_of() {
+  local dir=$1 best=. m
+  for m in "${all_modules[@]}"; do
+    [ "$m" != . ] && [[ "$dir/" == "$m/"* ]] && [ ${#m} -gt ${#best} ] && best=$m
+  done
+  echo "$best"
+}
+# kubectl_packages: the packages of this run's modules whose tests run
+# kubectl (each finds it with exec.LookPath("kubectl") or at
+# /usr/bin/kubectl).
+kubectl_packages() {
+  local dir
+  while read -r dir; do
+    if printf '%s\n' "${modules[@]}" | grep -qxF "$(module_of "$dir")"; then
+      echo "$dir/"
+    fi
+  done < <(git grep -l -E 'LookPath\("kubectl"\)|"/usr/bin/kubectl"' -- '*_test.go' | xargs -rn1 dirname | sort -u)
+}
+ensure_kubectl() {
+  local pkgs
+  pkgs=$(kubectl_packages | tr '\n' ' ')
+  [ -n "$pkgs" ] || return 0
+  if command -v kubectl >/dev/null 2>&1; then
+    echo "kubectl: $(command -v kubectl), for ${pkgs% }"
+    return 0
+  fi
+  echo "kubectl is missing: the tests of ${pkgs% } run it."
+  echo "Install kubectl (any recent release; https://kubernetes.io/docs/tasks/tools/) so that 'kubectl' is on PATH, then ./test.sh again."
+  return 1
+}
+if [ "$label" = stress ]; then
+  start_load
+fi
+stage "tools: kubectl" ensure_kubectl
 
 # The browser tests (uitest/) drive Debian's Chromium. When it is missing,
 # install it if we can (root, with apt-get); otherwise fail, naming the
@@ -124,8 +199,14 @@ ensure_chromium() {
   return 1
 }
 if [ "$mode" = all ] && printf '%s\n' "${modules[@]}" | grep -qx uitest; then
-  stage "browser: Debian's chromium for uitest/" ensure_chromium
+  stage "tools: Debian's chromium for uitest/" ensure_chromium
 fi
+
+# A fresh clone with nothing beside it must be complete: no file may point
+# at a path outside the repository (docs/doccheck/paths.go says what counts).
+stage "self-contained: no path outside the repo" \
+  go test -count=1 -run '^TestNothingPointsOutsideTheRepository$' ./docs/doccheck
+stage "gofmt" gofmt_check
 
 for m in "${modules[@]}"; do
   stage "module $m: go vet" in_module "$m" go vet ./...
