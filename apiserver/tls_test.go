@@ -355,12 +355,17 @@ func TestTLSFromFilesServesHTTP1(t *testing.T) {
 	require.True(t, pool.AppendCertsFromPEM(certPEM))
 	ts.client.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}
 
-	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=1")
+	// A long watch, ended by the server's stop once it has been looked at:
+	// a short timeout could end it first on a busy machine.
+	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=3600")
 	requireEvent(t, w.next(), api.Added, "default")
 	v := ts.debug(t)
 	require.Len(t, v.Watches, 1)
 	assert.Equal(t, watchserver.TransportH1Chunked, v.Watches[0].Transport)
 	assert.Zero(t, v.Connections.HTTP2)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
+	defer cancel()
+	require.NoError(t, ts.Stop(ctx))
 	require.NoError(t, w.ended())
 
 	_, err = Start(context.Background(), Config{TLSCertFile: certFile})

@@ -320,8 +320,10 @@ func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
 	var logged, traced syncbuf.Buffer
 	ts := startServer(t, Config{Logger: log.New(&logged, "", 0), Tracer: narrate.New(&traced, narrate.WithoutTimes())})
 	// The first request on this server, so no kept-alive connection has
-	// a net/http goroutine of its own.
-	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=1")
+	// a net/http goroutine of its own. The watch ends when the test hangs
+	// up, not at a timeout that a busy machine could reach before the
+	// checks of the running watch are done.
+	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=3600")
 	requireEvent(t, w.next(), api.Added, "default")
 	requireEvent(t, w.next(), api.Added, "kube-system")
 	require.Eventually(t, func() bool { return !httpConnServing() }, safetyTimeout, 10*time.Millisecond,
@@ -330,11 +332,11 @@ func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
 	started, ended := ts.Server.watch.Counts()
 	assert.Equal(t, int64(1), started-ended)
 
-	require.NoError(t, w.ended(), "the timeout ends the watch cleanly")
+	w.close()
 	require.Eventually(t, func() bool { started, ended := ts.Server.watch.Counts(); return started == ended },
 		safetyTimeout, 10*time.Millisecond)
 	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "watch=1") }, safetyTimeout, 10*time.Millisecond)
-	assert.Regexp(t, `(?m)^GET /api/v1/namespaces\?watch=1&timeoutSeconds=1 200 [1-9]\d*(\.\d+)?s "fixture-recorder"$`, logged.String())
+	assert.Regexp(t, `(?m)^GET /api/v1/namespaces\?watch=1&timeoutSeconds=3600 200 \S+ "fixture-recorder"$`, logged.String())
 	assert.Contains(t, traced.String(), "WATCH namespaces ended")
 }
 
