@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -59,6 +60,7 @@ type Config struct {
 // Server is one running member.
 type Server struct {
 	etcd      *embed.Etcd
+	closing   *atomic.Bool // set by Close: etcd's own stop errors are dropped
 	clientURL string
 	peerURL   string
 	name      string
@@ -115,6 +117,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	ec.UnsafeNoFsync = cfg.NoFsync
 	ec.LogLevel = cfg.LogLevel
 	ec.LogOutputs = []string{"stderr"}
+	closing := new(atomic.Bool)
+	lg, err := newLogger(cfg.LogLevel, closing)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: log level: %w", err)
+	}
+	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	// No metrics listener and no HTTP gateway: only gRPC for clients.
 	ec.ListenMetricsUrls = nil
 	ec.EnableGRPCGateway = false
@@ -132,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		e.Close()
 		return nil, fmt.Errorf("embedded etcd %s: not ready: %w", cfg.Name, ctx.Err())
 	}
-	return &Server{etcd: e, clientURL: cfg.ClientURL, peerURL: cfg.PeerURL, name: cfg.Name}, nil
+	return &Server{etcd: e, closing: closing, clientURL: cfg.ClientURL, peerURL: cfg.PeerURL, name: cfg.Name}, nil
 }
 
 // ClientURL is where clients reach the member.
@@ -145,7 +153,10 @@ func (s *Server) PeerURL() string { return s.peerURL }
 func (s *Server) Name() string { return s.name }
 
 // Close stops the member; its data directory stays. Idempotent.
-func (s *Server) Close() { s.etcd.Close() }
+func (s *Server) Close() {
+	s.closing.Store(true)
+	s.etcd.Close()
+}
 
 // Member describes one member of a cluster for StartCluster.
 type Member struct {
