@@ -3,28 +3,53 @@ package cacher
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"listwatch/store"
 )
 
-// Back-pressure on writers. A write is cheap for the store; what it costs
-// is fanning its event out to every watcher: with 10,000 watchers, one
-// create is 10,000 frames to write to 10,000 sockets. A server that
-// accepts writes faster than that lets the frames pile up in the watchers'
-// queues, and every event waits behind the pile: on a loaded 2-core
-// machine the p99 from write to receive reached 11 s with every event
-// still delivered (issue 15). Making the writer wait until the pile is
-// small again keeps each event's trip short, and moves the waiting to where
-// it belongs: to the client that writes faster than the server can tell
-// everyone. kube-apiserver has no such wait (its answer is to close the
-// watchers that fall behind); ours is bounded, so a writer is slowed, never
-// refused.
+// Back-pressure on writers: ours, not Kubernetes'. A write is cheap for the
+// store; what it costs is fanning its event out to every watcher: with
+// 10,000 watchers, one create is 10,000 frames to write to 10,000 sockets.
+// A server that accepts writes faster than that lets the frames pile up in
+// the watchers' queues, and every event waits behind the pile: on a loaded
+// 2-core machine the p99 from write to receive grew to seconds, with every
+// event still delivered. Making the writer
+// wait until the pile is small again keeps each event's trip short, and
+// moves the waiting to where it belongs: to the client that writes faster
+// than the server can tell everyone; the wait is bounded, so a writer is
+// slowed, never refused.
+//
+// Kubernetes has no such wait: a write goes to etcd whatever the watchers
+// do, and a watcher whose channel stays full past the dispatcher's time
+// budget is closed (cacher.go dispatchEvent, cache_watcher.go add). Our
+// dispatcher does that too (dispatcher.go); this wait only makes it rarer.
+//
+// The watch cache's own code touches this file in two places: a watcher
+// counts the frames it queues and takes (CacheWatcher.push, dequeued), and
+// the store follower says which store watch channel it reads.
+
+// writeAdmission is what AdmitWrite needs besides the ring and the
+// watcher set.
+type writeAdmission struct {
+	// mu lets one writer at a time check and count.
+	mu sync.Mutex
+	// writing counts the writes admitted and not over yet.
+	writing atomic.Int64
+	// queued counts the frames waiting in all watchers' queues.
+	queued atomic.Int64
+	// following is the channel of the store watch being followed, whose
+	// length is events written but not in the ring yet.
+	following atomic.Pointer[<-chan store.Event]
+}
 
 // DefaultMaxQueuedFrames is how much fan-out may wait, in frames, before a
 // writer of the resource waits: about a tenth of a second of it for one
 // writing core, twelve events for 10,000 watchers. It is also what each
 // write to a watcher carries: a watcher waiting its turn (turns.go)
 // collects the events that arrive meanwhile. With 10,000 watchers on 2
-// cores (issue 15), 30,000 cost 1.8 µs of CPU per delivery for a p99 of
+// cores, 30,000 cost 1.8 µs of CPU per delivery for a p99 of
 // 0.3–0.5 s; 120,000, 1 µs for 0.23–0.26 s; 200,000, 0.9 µs for 0.28–0.32 s
 // (docs/performance-limits.md).
 const DefaultMaxQueuedFrames = 120000
@@ -36,15 +61,18 @@ const maxFanOutWait = time.Second
 // fanOutPoll is how often a waiting writer looks again.
 const fanOutPoll = 2 * time.Millisecond
 
+// enqueued counts a frame a watcher queued.
+func (c *Cacher) enqueued() { c.admission.queued.Add(1) }
+
 // dequeued counts n frames that left the watchers' queues.
 func (c *Cacher) dequeued(n int) {
 	if n > 0 {
-		c.queued.Add(-int64(n))
+		c.admission.queued.Add(-int64(n))
 	}
 }
 
 // QueuedFrames is how many frames wait in this resource's watcher queues.
-func (c *Cacher) QueuedFrames() int64 { return c.queued.Load() }
+func (c *Cacher) QueuedFrames() int64 { return c.admission.queued.Load() }
 
 // AdmitWrite is called by a writer of this resource before it writes. It
 // returns at once unless the fan-out still to do is more than
@@ -63,7 +91,7 @@ func (c *Cacher) AdmitWrite(ctx context.Context) (done func(), waited bool) {
 		c.waitToAdmit(ctx, limit)
 	}
 	var once sync.Once
-	return func() { once.Do(func() { c.writing.Add(-1) }) }, waited
+	return func() { once.Do(func() { c.admission.writing.Add(-1) }) }, waited
 }
 
 // waitToAdmit polls until the write is admitted, ctx or the cache ends,
@@ -84,7 +112,7 @@ func (c *Cacher) waitToAdmit(ctx context.Context, limit int64) {
 		case <-ctx.Done():
 		case <-c.ctx.Done():
 		}
-		c.writing.Add(1) // it goes ahead anyway
+		c.admission.writing.Add(1) // it goes ahead anyway
 		return
 	}
 }
@@ -92,12 +120,12 @@ func (c *Cacher) waitToAdmit(ctx context.Context, limit int64) {
 // admit counts the write and returns true if the fan-out still to do is
 // within limit. One writer at a time checks and counts.
 func (c *Cacher) admit(limit int64) bool {
-	c.admitMu.Lock()
-	defer c.admitMu.Unlock()
+	c.admission.mu.Lock()
+	defer c.admission.mu.Unlock()
 	if c.fanOutPending() > limit {
 		return false
 	}
-	c.writing.Add(1)
+	c.admission.writing.Add(1)
 	return true
 }
 
@@ -110,15 +138,13 @@ func (c *Cacher) fanOutPending() int64 {
 	c.mu.RLock()
 	next := c.wc.hist.next
 	c.mu.RUnlock()
-	undispatched := c.writing.Load()
-	if ch := c.following.Load(); ch != nil {
+	undispatched := c.admission.writing.Load()
+	if ch := c.admission.following.Load(); ch != nil {
 		undispatched += int64(len(*ch))
 	}
 	if d := c.dispatched.Load(); next > d {
 		undispatched += int64(next - d)
 	}
-	c.wmu.Lock()
-	watchers := int64(c.count)
-	c.wmu.Unlock()
-	return c.queued.Load() + undispatched*watchers
+	watchers := int64(c.watcherCount())
+	return c.admission.queued.Load() + undispatched*watchers
 }

@@ -2,8 +2,6 @@ package cacher
 
 import (
 	"time"
-
-	"listwatch/narrate"
 )
 
 // Bookmarks. A BOOKMARK tells a client "you have everything up to this
@@ -67,16 +65,16 @@ func nextBookmarkTime(now time.Time, interval time.Duration, deadline time.Time)
 func (d *dispatcher) bookmarks(now time.Time) {
 	c := d.c
 	interval := c.bookmarkInterval()
-	c.wmu.Lock()
+	c.watchers.mu.Lock()
 	d.watchers = d.watchers[:0]
-	for _, list := range c.watchers {
+	for _, list := range c.watchers.byNamespace {
 		for _, w := range list {
 			if w.opts.AllowBookmarks && !w.nextBookmark.IsZero() && !now.Before(w.nextBookmark) {
 				d.watchers = append(d.watchers, w)
 			}
 		}
 	}
-	c.wmu.Unlock()
+	c.watchers.mu.Unlock()
 	if len(d.watchers) == 0 {
 		return
 	}
@@ -107,7 +105,7 @@ func (d *dispatcher) bookmarks(now time.Time) {
 		}
 	}
 	clear(d.watchers)
-	if sent > 0 && c.tr.Enabled() {
-		c.tr.Printf(narrate.WatchCache, "%s: BOOKMARK rev %d to %d watchers", c.name, d.rev, sent)
+	if sent > 0 && c.tracing() {
+		c.trace("BOOKMARK rev %d to %d watchers", d.rev, sent)
 	}
 }

@@ -9,25 +9,29 @@ import (
 	"time"
 
 	"listwatch/api"
-	"listwatch/narrate"
 )
 
-// maxReplayBatch bounds how many replayed or synthetic frames one Next call
-// returns, so a watch from resourceVersion 0 of a big resource is written in
-// reasonably sized chunks.
-const maxReplayBatch = 256
-
-// CacheWatcher is one client's watch. Frames are complete JSON events,
-// encoded once per event and shared by every watcher that gets the same
-// event type, each ending in '\n'. They must not be modified.
+// CacheWatcher is one client's watch: a bounded queue of frames that the
+// dispatcher fills (push) and the watch's HTTP writer empties (Next).
+// Frames are complete JSON events, encoded once per event and shared by
+// every watcher that gets the same event type, each ending in '\n'. They
+// must not be modified.
 //
-// A CacheWatcher has no goroutine of its own (Kubernetes' cacheWatcher has
-// one): the dispatcher appends frames to its bounded queue, and the HTTP
-// handler's goroutine takes them with Next, on its turn (turns.go): the
-// writers of many watchers take turns rather than all waking at once.
-// Before the queue come the frames the watch starts with (replayed history
-// or the current state), which Next builds lazily from a snapshot taken
-// when the watch registered. It mirrors storage/cacher/cache_watcher.go.
+// It mirrors Kubernetes' cacheWatcher (storage/cacher/cache_watcher.go):
+// the queue is its bounded input channel; push is its
+// nonblockingAdd, and the dispatcher's wait for a full queue its add with
+// a timer; Next is what its goroutine (processInterval, then process) does
+// with each event it reads, except that the HTTP writer's own goroutine
+// calls Next and takes every ready frame at once, where Kubernetes' watcher
+// goroutine passes one event at a time on to the handler's (a second
+// channel, result). Before the queue come the frames the watch starts with,
+// the replayed history or the current state (replay.go; Kubernetes'
+// watchCacheInterval).
+//
+// Ours apart: a writer takes its frames on its turn (turns.go: the seat
+// field and its calls), the slice Next fills comes from a pool
+// (frames_pool.go), and the frames queued are counted for the writers'
+// back-pressure (backpressure.go).
 type CacheWatcher struct {
 	c    *Cacher
 	id   int64
@@ -41,16 +45,16 @@ type CacheWatcher struct {
 	// cacheWatcher.processInterval's resourceVersion).
 	bookmarkAfter int64
 
-	// The frames the watch starts with. Only the goroutine calling Next
-	// touches these after registration.
+	// The frames the watch starts with (replay.go). Only the goroutine
+	// calling Next touches these after registration.
 	replay         []*event
 	replayInitial  bool  // replay is the current state (ADDED frames)
 	replayPos      int   // next index in replay
 	endBookmarkRev int64 // > 0: send the initial-events-end bookmark after replay
 	errFrame       []byte
 
-	// slot is the watcher's index in Cacher.watchers[opts.Namespace];
-	// guarded by Cacher.wmu.
+	// slot is the watcher's index in its namespace's list of the watcher
+	// set (watchers.go); guarded by the set's mu.
 	slot       int
 	registered bool
 	stopOnce   sync.Once
@@ -60,7 +64,8 @@ type CacheWatcher struct {
 	nextBookmark time.Time
 
 	mu sync.Mutex
-	// queue holds the frames by reference (event.frameRef).
+	// queue holds the frames by reference (event.frameRef), at most
+	// Config.WatcherBuffer of them.
 	queue []*[]byte
 	// err says why the watcher ended; nil while it runs.
 	err error
@@ -70,14 +75,8 @@ type CacheWatcher struct {
 	lastQueued int64
 	// wake has room for one token: "your turn came" or "err changed".
 	wake chan struct{}
-	// idle: the writer waits in Next with nothing queued, so the
-	// dispatcher asks for its turn when it queues the first frame. A
-	// writer busy elsewhere (writing) asks for itself when it comes back.
-	idle bool
-	// turn is the watcher's place with Cacher.turns, and ticket the
-	// number of its latest place in line; both guarded by Turns.mu.
-	turn   turnState
-	ticket uint64
+	// seat is the watcher's place with the writers' Turns (turns.go).
+	seat seat
 
 	// sent is the highest revision Next has returned, and replayLeft the
 	// number of replay events not yet looked at, for the debug view.
@@ -89,67 +88,45 @@ type CacheWatcher struct {
 }
 
 func (c *Cacher) newWatcher(opts WatchOptions) *CacheWatcher {
-	return &CacheWatcher{c: c, opts: opts, started: time.Now(), wake: make(chan struct{}, 1)}
+	wake := make(chan struct{}, 1)
+	return &CacheWatcher{c: c, opts: opts, started: time.Now(), wake: wake,
+		seat: seat{turns: c.cfg.Turns, wake: wake}}
 }
 
-// register adds w to the watcher set. The caller holds c.mu for reading,
-// so no event is applied meanwhile.
-func (c *Cacher) register(w *CacheWatcher) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.stopped || c.ctx.Err() != nil {
-		return ErrStopped
-	}
-	c.nextID++
-	w.id = c.nextID
-	if w.opts.AllowBookmarks {
-		w.nextBookmark = nextBookmarkTime(w.started, c.bookmarkInterval(), w.opts.Deadline)
-	}
-	ns := w.opts.Namespace
-	w.replayLeft.Store(int64(len(w.replay)))
-	w.slot = len(c.watchers[ns])
-	c.watchers[ns] = append(c.watchers[ns], w)
-	c.count++
-	w.registered = true
-	return nil
-}
+// pushResult is what happened to a frame offered to a watcher.
+type pushResult uint8
 
-// unregisterLocked removes w from the watcher set. The caller holds c.wmu.
-func (c *Cacher) unregisterLocked(w *CacheWatcher) {
-	if !w.registered {
-		return
-	}
-	ns := w.opts.Namespace
-	list := c.watchers[ns]
-	last := len(list) - 1
-	list[w.slot] = list[last]
-	list[w.slot].slot = w.slot
-	list[last] = nil
-	if last == 0 {
-		delete(c.watchers, ns)
-	} else {
-		c.watchers[ns] = list[:last]
-	}
-	c.count--
-	w.registered = false
-}
+const (
+	pushed pushResult = iota
+	full
+	closed
+)
 
-// terminateAll ends every registered watcher with err and returns how many.
-func (c *Cacher) terminateAll(err error) int {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	n := 0
-	for ns, list := range c.watchers {
-		for _, w := range list {
-			w.registered = false
-			if w.end(err) {
-				n++
-			}
+// push appends a frame to the queue if there is room; it never blocks
+// (Kubernetes' nonblockingAdd). With wait set and the queue full, it
+// records that the dispatcher waits for it, so Next pokes
+// Cacher.spaceFreed after draining.
+func (w *CacheWatcher) push(frame *[]byte, rev int64, wait bool) pushResult {
+	w.mu.Lock()
+	switch {
+	case w.err != nil:
+		w.mu.Unlock()
+		return closed
+	case len(w.queue) >= w.c.cfg.WatcherBuffer:
+		if wait {
+			w.dispatcherWaiting = true
 		}
-		delete(c.watchers, ns)
+		w.mu.Unlock()
+		return full
 	}
-	c.count = 0
-	return n
+	if len(w.queue) == 0 {
+		w.seat.firstFrameLocked()
+	}
+	w.queue = append(w.queue, frame)
+	w.c.enqueued()
+	w.lastQueued = max(w.lastQueued, rev)
+	w.mu.Unlock()
+	return pushed
 }
 
 // Next blocks until at least one frame is ready, then appends every ready
@@ -168,6 +145,37 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 		w.errFrame = nil
 		return buf, ErrStatusSent
 	}
+	// First the frames the watch starts with (replay.go), then the queue.
+	for w.replay != nil || w.endBookmarkRev > 0 {
+		if err := ctx.Err(); err != nil {
+			return buf, err
+		}
+		if err := w.Err(); err != nil {
+			// A watch that ends half-way through its replay must not
+			// deliver the live events queued behind it: that would
+			// leave a gap. Drop both.
+			w.dropReplay()
+			w.mu.Lock()
+			w.dropQueueLocked(false)
+			w.mu.Unlock()
+			return buf, err
+		}
+		n := len(buf)
+		buf = w.nextReplay(buf)
+		if len(buf) > n {
+			return buf, nil
+		}
+		// nothing in this batch matched
+	}
+	return w.nextQueued(ctx, buf)
+}
+
+// nextQueued waits until frames are queued and the writer may take them,
+// then takes them all: Kubernetes' watcher goroutine reading its input
+// channel (cacheWatcher.process). The writer may take them on its turn
+// (turns.go), which its seat decides; an ended watcher hands out its last
+// frames, then its end.
+func (w *CacheWatcher) nextQueued(ctx context.Context, buf [][]byte) ([][]byte, error) {
 	for {
 		// A done ctx wins over pending frames: a watch that is never idle
 		// must still end at its timeout (the client resumes from the last
@@ -176,55 +184,20 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 			w.stepOut()
 			return buf, err
 		}
-		if w.replay != nil || w.endBookmarkRev > 0 {
-			if err := w.Err(); err != nil {
-				// A watch that ends half-way through its replay must not
-				// deliver the live events queued behind it: that would
-				// leave a gap. Drop both.
-				w.dropReplay()
-				w.mu.Lock()
-				w.c.dequeued(len(w.queue))
-				clear(w.queue)
-				w.queue = w.queue[:0]
-				w.mu.Unlock()
-				return buf, err
-			}
-			n := len(buf)
-			buf = w.nextReplay(buf)
-			if len(buf) > n {
-				return buf, nil
-			}
-			continue // nothing in this batch matched
-		}
-
-		// Live frames. The writer takes them on its turn (turns.go); an
-		// ended watcher hands out its last frames without one, and never
-		// takes one again: its writer may block on a slow client, and the
-		// line must not wait for it.
 		w.mu.Lock()
-		switch {
-		case len(w.queue) == 0:
-			err := w.err
-			w.idle = err == nil
-			if err == nil {
-				// Nothing to write: a turn held now (there should be none)
-				// goes on, or the whole line would wait for this watch.
-				w.c.turns.pass(w)
+		ended := w.err != nil
+		if len(w.queue) > 0 {
+			if w.seat.mayTakeLocked(ended) {
+				return w.takeQueuedLocked(buf), nil
 			}
+			w.mu.Unlock() // in line; the queue keeps filling meanwhile
+		} else {
+			err := w.err
+			w.seat.nothingQueuedLocked(ended)
 			w.mu.Unlock()
-			if err != nil {
-				w.c.turns.leave(w)
+			if ended {
 				return buf, err
 			}
-		case w.err == nil && !w.c.turns.ask(w):
-			// In line; the queue keeps filling meanwhile.
-			w.idle = false
-			w.mu.Unlock()
-		default:
-			if w.err != nil {
-				w.c.turns.leave(w)
-			}
-			return w.takeQueuedLocked(buf), nil
 		}
 		select {
 		case <-w.wake:
@@ -235,19 +208,17 @@ func (w *CacheWatcher) Next(ctx context.Context, buf [][]byte) ([][]byte, error)
 	}
 }
 
-// stepOut is Next giving up its place with the turns when its context
-// ends: a later Next asks again.
+// stepOut gives up the writer's place with the turns when its context
+// ends: a later Next asks again. Under w.mu, so that the dispatcher cannot
+// offer a turn to a writer that has just gone (push offers under w.mu too).
 func (w *CacheWatcher) stepOut() {
-	// Under w.mu, so that the dispatcher cannot offer a turn to a writer
-	// that has just gone (push offers under w.mu too).
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.idle = false
-	w.c.turns.stepOut(w)
+	w.seat.stepOutLocked()
 }
 
 // takeQueuedLocked appends every queued frame to buf, unlocks w.mu and
-// passes the turn on. The caller holds w.mu and the turn (or w has ended).
+// passes the turn on. The caller holds w.mu and may take the frames.
 func (w *CacheWatcher) takeQueuedLocked(buf [][]byte) [][]byte {
 	last := w.lastQueued
 	if buf == nil {
@@ -256,14 +227,11 @@ func (w *CacheWatcher) takeQueuedLocked(buf [][]byte) [][]byte {
 	for _, f := range w.queue {
 		buf = append(buf, *f)
 	}
-	w.c.dequeued(len(w.queue))
-	clear(w.queue)
-	w.queue = w.queue[:0]
+	w.dropQueueLocked(false)
 	poke := w.dispatcherWaiting
 	w.dispatcherWaiting = false
-	w.idle = false
 	w.mu.Unlock()
-	w.c.turns.pass(w)
+	w.seat.taken()
 	if last > w.sent.Load() {
 		w.sent.Store(last)
 	}
@@ -273,52 +241,16 @@ func (w *CacheWatcher) takeQueuedLocked(buf [][]byte) [][]byte {
 	return buf
 }
 
-// nextReplay appends the next batch of the frames the watch starts with.
-func (w *CacheWatcher) nextReplay(buf [][]byte) [][]byte {
-	if buf == nil {
-		buf = getFrames()
+// dropQueueLocked empties the queue, letting its array go too if release
+// is set. The caller holds w.mu.
+func (w *CacheWatcher) dropQueueLocked(release bool) {
+	w.c.dequeued(len(w.queue))
+	clear(w.queue)
+	if release {
+		w.queue = nil
+	} else {
+		w.queue = w.queue[:0]
 	}
-	sent := w.sent.Load()
-	for n := 0; w.replayPos < len(w.replay) && n < maxReplayBatch; {
-		e := w.replay[w.replayPos]
-		w.replayPos++
-		var k frameKind
-		if w.replayInitial {
-			if !w.matches(e.obj) {
-				continue
-			}
-			k = frameAdded
-		} else {
-			var ok bool
-			if k, ok = w.classify(e); !ok {
-				continue
-			}
-		}
-		buf = append(buf, e.frame(w.c, k))
-		sent = max(sent, e.rev)
-		n++
-	}
-	w.replayLeft.Store(int64(len(w.replay) - w.replayPos))
-	if w.replayPos == len(w.replay) {
-		w.dropReplay()
-		if rev := w.endBookmarkRev; rev > 0 {
-			w.endBookmarkRev = 0
-			buf = append(buf, w.c.initialEventsEndFrame(rev))
-			w.bookmarks.Add(1)
-			sent = max(sent, rev)
-			if w.c.tr.Enabled() {
-				w.c.tr.Printf(narrate.WatchCache, "%s: watch %d: initial events sent, BOOKMARK rev %d (initial-events-end)", w.c.name, w.id, rev)
-			}
-		}
-	}
-	w.sent.Store(sent)
-	return buf
-}
-
-func (w *CacheWatcher) dropReplay() {
-	w.replay = nil
-	w.replayPos = 0
-	w.replayLeft.Store(0)
 }
 
 // Pending reports whether Next would return at once with more frames. The
@@ -333,7 +265,7 @@ func (w *CacheWatcher) Pending() bool {
 	w.mu.Unlock()
 	// Frames that must wait for a turn are not ready: the writer should
 	// flush what it has rather than hold it back until then.
-	return n > 0 && !w.c.turns.contended()
+	return n > 0 && !w.seat.contended()
 }
 
 // Err returns why the watcher ended (wrapping one of ErrTooSlow, ErrKilled,
@@ -350,18 +282,13 @@ func (w *CacheWatcher) ID() int64 { return w.id }
 // Stop unregisters the watcher. Idempotent; safe from any goroutine.
 func (w *CacheWatcher) Stop() {
 	w.stopOnce.Do(func() {
-		c := w.c
-		c.wmu.Lock()
-		c.unregisterLocked(w)
-		c.wmu.Unlock()
+		w.c.unregister(w)
 		w.end(ErrStopped)
-		c.turns.leave(w)
+		w.seat.leave()
 		// No one reads a stopped watcher: its frames no longer wait for
 		// a connection (see Cacher.AdmitWrite).
 		w.mu.Lock()
-		c.dequeued(len(w.queue))
-		clear(w.queue)
-		w.queue = nil
+		w.dropQueueLocked(true)
 		w.mu.Unlock()
 	})
 }
@@ -377,9 +304,7 @@ func (w *CacheWatcher) end(err error) bool {
 	}
 	w.err = err
 	if errors.Is(err, ErrKilled) {
-		w.c.dequeued(len(w.queue))
-		clear(w.queue)
-		w.queue = nil
+		w.dropQueueLocked(true)
 	}
 	poke := w.dispatcherWaiting
 	w.dispatcherWaiting = false
@@ -389,44 +314,6 @@ func (w *CacheWatcher) end(err error) bool {
 		w.c.poke(w.c.spaceFreed)
 	}
 	return true
-}
-
-// pushResult is what happened to a frame offered to a watcher.
-type pushResult uint8
-
-const (
-	pushed pushResult = iota
-	full
-	closed
-)
-
-// push appends a frame to the queue if there is room. With wait set and
-// the queue full, it records that the dispatcher waits for it, so Next
-// pokes Cacher.spaceFreed after draining.
-func (w *CacheWatcher) push(frame *[]byte, rev int64, wait bool) pushResult {
-	w.mu.Lock()
-	switch {
-	case w.err != nil:
-		w.mu.Unlock()
-		return closed
-	case len(w.queue) >= w.c.cfg.WatcherBuffer:
-		if wait {
-			w.dispatcherWaiting = true
-		}
-		w.mu.Unlock()
-		return full
-	}
-	if len(w.queue) == 0 && w.idle {
-		// The writer waits in Next: ask for its turn on its behalf. Under
-		// w.mu, so that it cannot step out meanwhile (stepOut).
-		w.idle = false
-		w.c.turns.offer(w)
-	}
-	w.queue = append(w.queue, frame)
-	w.c.queued.Add(1)
-	w.lastQueued = max(w.lastQueued, rev)
-	w.mu.Unlock()
-	return pushed
 }
 
 // matches reports whether obj is in the watch's namespace and selectors.

@@ -10,7 +10,6 @@ import (
 
 	"listwatch/api"
 	"listwatch/narrate"
-	"listwatch/store"
 )
 
 // freshnessTimeout is how long a list (or a watch with sendInitialEvents)
@@ -30,16 +29,10 @@ const progressRetry = 100 * time.Millisecond
 // the cache), the dispatcher (hands events and bookmarks to watchers), and
 // the callers (List, Watch, and each watch's HTTP writer calling Next).
 type Cacher struct {
-	cfg Config
-	tr  *narrate.Tracer
-	// name is the resource as narration and errors show it.
-	name string
-
+	cfg    Config
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	// stopOnce guards Stop.
-	stopOnce sync.Once
 
 	// mu guards wc. Watch holds it for reading while it takes its snapshot
 	// and registers, so no event can be applied (and dispatched) between
@@ -48,21 +41,13 @@ type Cacher struct {
 	wc watchCache
 	// sortMu guards wc.sorted, which readers build under mu.RLock.
 	sortMu sync.Mutex
-	// rev mirrors wc.rev for lock-free reads.
-	rev atomic.Int64
+	// rev mirrors wc.rev for lock-free reads; moved, when set, is closed
+	// and cleared whenever it changes, to wake waitFresh.
+	rev   atomic.Int64
+	moved atomic.Pointer[chan struct{}]
 
-	// waitMu guards revCh, closed (and forgotten) whenever the revision
-	// moves, to wake List and Watch calls waiting for a fresher cache.
-	waitMu sync.Mutex
-	revCh  chan struct{}
-
-	// wmu guards the set of watchers, indexed by namespace ("" for watches
-	// of all namespaces), and stopped.
-	wmu      sync.Mutex
-	watchers map[string][]*CacheWatcher
-	count    int
-	nextID   int64
-	stopped  bool
+	// watchers are the open watches (watchers.go).
+	watchers watcherSet
 
 	// dispatchWake tells the dispatcher the ring has new events.
 	dispatchWake chan struct{}
@@ -76,31 +61,11 @@ type Cacher struct {
 	// spaceFreed is poked by a watcher's Next when it drains a queue the
 	// dispatcher is waiting on.
 	spaceFreed chan struct{}
-	// following is the channel of the store watch being followed, whose
-	// length is events written but not in the ring yet (fanOutPending).
-	following atomic.Pointer[<-chan store.Event]
-	// writing counts the writes admitted (AdmitWrite) and not over yet;
-	// admitMu lets one writer at a time check and count.
-	writing atomic.Int64
-	admitMu sync.Mutex
-	// turns is the line the watchers wait in to write.
-	turns  *Turns
-	budget *timeBudget
 
-	lastBookmark    atomic.Pointer[revFrame]
-	lastEndBookmark atomic.Pointer[revFrame]
-
-	// queued counts the frames waiting in all watchers' queues, for
-	// AdmitWrite (backpressure.go).
-	queued atomic.Int64
-
-	eventsDispatched atomic.Int64
-	tooOld           atomic.Int64
-	closedTooSlow    atomic.Int64
-	killed           atomic.Int64
-	framesEncoded    atomic.Int64
-	bytesEncoded     atomic.Int64
-	relists          atomic.Int64
+	// admission makes writers wait for the fan-out (backpressure.go).
+	admission writeAdmission
+	frameEncoder
+	counters counters
 }
 
 // New starts a cacher: it lists the prefix, watches the store from that
@@ -136,15 +101,12 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 	}
 	c := &Cacher{
 		cfg:              cfg,
-		tr:               cfg.Tracer,
-		name:             cfg.Resource.String(),
-		watchers:         map[string][]*CacheWatcher{},
+		watchers:         watcherSet{byNamespace: map[string][]*CacheWatcher{}},
 		dispatchWake:     make(chan struct{}, 1),
 		dispatchedSignal: make(chan struct{}, 1),
 		progressReq:      make(chan struct{}, 1),
 		spaceFreed:       make(chan struct{}, 1),
-		turns:            cfg.Turns,
-		budget:           newTimeBudget(time.Now),
+		frameEncoder:     frameEncoder{kind: cfg.Kind, apiVersion: cfg.APIVersion},
 	}
 	c.wc.hist.capy = cfg.HistorySize
 	c.wc.hist.maxBytes = cfg.HistoryBytes
@@ -153,7 +115,7 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 	w, err := c.listAndWatch(false)
 	if err != nil {
 		c.cancel()
-		return nil, fmt.Errorf("cacher %s: %w", c.name, err)
+		return nil, fmt.Errorf("cacher %s: %w", c.name(), err)
 	}
 	d := c.newDispatcher()
 	c.wg.Add(2)
@@ -165,23 +127,33 @@ func New(ctx context.Context, cfg Config) (*Cacher, error) {
 // Stop ends the cacher and every watcher it serves (ErrStopped). It returns
 // once the cacher's goroutines have exited. Idempotent.
 func (c *Cacher) Stop() {
-	c.stopOnce.Do(func() {
-		c.cancel()
-		c.wg.Wait()
-		c.shutdown()
-	})
+	c.cancel()
+	c.wg.Wait()
+	c.shutdown()
 }
 
-// shutdown ends every watcher and refuses new ones.
+// shutdown ends every watcher and refuses new ones. The store follower
+// calls it too, when the store closes.
 func (c *Cacher) shutdown() {
-	c.wmu.Lock()
-	already := c.stopped
-	c.stopped = true
-	c.wmu.Unlock()
+	c.watchers.mu.Lock()
+	already := c.watchers.stopped
+	c.watchers.stopped = true
+	c.watchers.mu.Unlock()
 	n := c.terminateAll(ErrStopped)
-	if !already && c.tr.Enabled() {
-		c.tr.Printf(narrate.WatchCache, "%s: stopped, %d watchers ended", c.name, n)
+	if !already && c.tracing() {
+		c.trace("stopped, %d watchers ended", n)
 	}
+}
+
+// name is the resource as narration and errors show it.
+func (c *Cacher) name() string { return c.cfg.Resource.String() }
+
+// tracing reports whether narration is on; trace narrates one step of the
+// watch cache, prefixed with the resource.
+func (c *Cacher) tracing() bool { return c.cfg.Tracer.Enabled() }
+
+func (c *Cacher) trace(format string, args ...any) {
+	c.cfg.Tracer.Printf(narrate.WatchCache, "%s: "+format, append([]any{c.name()}, args...)...)
 }
 
 // Revision is the newest revision the cache has applied.
@@ -228,14 +200,9 @@ func (c *Cacher) waitFresh(ctx context.Context, rev int64) error {
 	for {
 		c.mu.RLock()
 		cur := c.wc.rev
-		var ch chan struct{}
+		var moved chan struct{}
 		if cur < rev {
-			c.waitMu.Lock()
-			if c.revCh == nil {
-				c.revCh = make(chan struct{})
-			}
-			ch = c.revCh
-			c.waitMu.Unlock()
+			moved = c.revisionMovedChanLocked()
 		}
 		c.mu.RUnlock()
 		if cur >= rev {
@@ -243,11 +210,11 @@ func (c *Cacher) waitFresh(ctx context.Context, rev int64) error {
 		}
 		c.requestProgress()
 		select {
-		case <-ch:
+		case <-moved:
 		case <-retry.C:
 		case <-timeout.C:
-			if c.tr.Enabled() {
-				c.tr.Printf(narrate.WatchCache, "%s: still at rev %d after %v waiting for rev %d: 504", c.name, cur, freshnessTimeout, rev)
+			if c.tracing() {
+				c.trace("still at rev %d after %v waiting for rev %d: 504", cur, freshnessTimeout, rev)
 			}
 			return api.NewTooLargeResourceVersion(uint64(rev), uint64(cur), 1)
 		case <-ctx.Done():
@@ -258,116 +225,32 @@ func (c *Cacher) waitFresh(ctx context.Context, rev int64) error {
 	}
 }
 
-// revisionMoved wakes the waiters of waitFresh. Called with mu held for
-// writing, right after wc.rev changed.
+// WaitFresh waits until the cache has seen revision rev, as a list at
+// resourceVersion rev does: at most 3 s, then the 504 "Too large resource
+// version" Status. A GET of one object at a resourceVersion uses it, so a
+// revision from the future is answered as the real server answers it.
+func (c *Cacher) WaitFresh(ctx context.Context, rev int64) error { return c.waitFresh(ctx, rev) }
+
+// revisionMovedChanLocked returns the channel revisionMovedLocked closes
+// next. The caller holds c.mu for reading, so it cannot be closed meanwhile.
+func (c *Cacher) revisionMovedChanLocked() chan struct{} {
+	if p := c.moved.Load(); p != nil {
+		return *p
+	}
+	ch := make(chan struct{})
+	if c.moved.CompareAndSwap(nil, &ch) {
+		return ch
+	}
+	return *c.moved.Load() // another waiter made it first
+}
+
+// revisionMovedLocked wakes the waiters of waitFresh. Called with mu held
+// for writing, right after wc.rev changed.
 func (c *Cacher) revisionMovedLocked() {
 	c.rev.Store(c.wc.rev)
-	c.waitMu.Lock()
-	if c.revCh != nil {
-		close(c.revCh)
-		c.revCh = nil
+	if p := c.moved.Swap(nil); p != nil {
+		close(*p)
 	}
-	c.waitMu.Unlock()
-}
-
-// Watch registers a watcher. Errors that Kubernetes reports in-stream (410
-// too old, 504 with sendInitialEvents) are not returned here: the watcher
-// delivers one ERROR frame and ends (ErrStatusSent). ctx bounds only the
-// wait of a watch with sendInitialEvents; the watcher lives until Stop (the
-// caller must call it) or until the cacher ends it. Watch returns an error
-// only when ctx is done while it waits, or the cacher is stopped.
-func (c *Cacher) Watch(ctx context.Context, opts WatchOptions) (*CacheWatcher, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	w := c.newWatcher(opts)
-	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
-	if sendInitial {
-		// A watch-list must start from a state at least as new as the one a
-		// consistent list would return (RV unset) or as the RV it names.
-		required := opts.ResourceVersion
-		if !opts.RVSet {
-			r, err := c.storeRevision(ctx)
-			if err != nil {
-				return nil, err
-			}
-			required = r
-		}
-		if err := c.waitFresh(ctx, required); err != nil {
-			if s, ok := api.StatusOf(err); ok {
-				return c.statusWatcher(w, s), nil
-			}
-			return nil, err
-		}
-	}
-
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	cur := c.wc.rev
-	switch {
-	case sendInitial || (!opts.RVSet || opts.ResourceVersion == 0) && opts.SendInitialEvents == nil:
-		// The current state as synthetic ADDED events, then changes.
-		c.sortMu.Lock()
-		w.replay = c.wc.sortedState()
-		c.sortMu.Unlock()
-		w.replayInitial = true
-		w.startRev = cur
-		if sendInitial && opts.AllowBookmarks {
-			w.endBookmarkRev = cur
-		}
-	case !opts.RVSet || opts.ResourceVersion == 0:
-		// sendInitialEvents=false: just the changes from now on.
-		w.startRev = cur
-	default:
-		n := opts.ResourceVersion
-		if oldest := c.oldestLocked(); n < oldest-1 {
-			c.tooOld.Add(1)
-			if c.tr.Enabled() {
-				c.tr.Printf(narrate.WatchCache, "%s: watch from rev %d: too old, oldest replayable is %d: 410", c.name, n, oldest)
-			}
-			return c.statusWatcher(w, api.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", n, oldest-1))), nil
-		}
-		w.bookmarkAfter = n
-		if n >= cur {
-			// From now, or from a future revision: the dispatcher sends
-			// only events after n, so the watch simply waits for them.
-			w.startRev = n
-		} else {
-			w.replay = c.wc.eventsAfter(n)
-			w.startRev = cur
-			if len(w.replay) > 0 {
-				w.bookmarkAfter = w.replay[len(w.replay)-1].rev
-			}
-		}
-	}
-	if w.bookmarkAfter == 0 {
-		w.bookmarkAfter = w.startRev
-	}
-	if err := c.register(w); err != nil {
-		return nil, err
-	}
-	if c.tr.Enabled() {
-		c.tr.Printf(narrate.WatchCache, "%s: watch %d %s: %d events to replay, then live after rev %d",
-			c.name, w.id, w.describe(), len(w.replay), w.startRev)
-	}
-	return w, nil
-}
-
-// oldestLocked is the oldest revision a watch can be replayed from: the
-// ring's, or later if the store's history was compacted past it. Kubernetes'
-// watch cache ignores etcd's compaction for watches it can still replay; we
-// follow the store's, so that compacting the store (a workshop fault, or the
-// store's own history limit) makes every older watch get 410, as a
-// compacted etcd does. The caller holds c.mu.
-func (c *Cacher) oldestLocked() int64 {
-	return max(c.wc.oldest(), c.cfg.Store.CompactedRevision()+1)
-}
-
-// statusWatcher turns w into a watcher that delivers one ERROR frame.
-func (c *Cacher) statusWatcher(w *CacheWatcher, s *api.Status) *CacheWatcher {
-	w.errFrame = c.encodeStatus(s)
-	w.err = ErrStatusSent
-	return w
 }
 
 // storeRevision reads the store's current revision consistently (a quorum
@@ -378,7 +261,7 @@ func (c *Cacher) statusWatcher(w *CacheWatcher, s *api.Status) *CacheWatcher {
 func (c *Cacher) storeRevision(ctx context.Context) (int64, error) {
 	r, err := c.cfg.Store.CurrentRevision(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("cacher %s: reading the store's revision: %w", c.name, err)
+		return 0, fmt.Errorf("cacher %s: reading the store's revision: %w", c.name(), err)
 	}
 	return r, nil
 }

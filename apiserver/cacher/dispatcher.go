@@ -1,10 +1,9 @@
 package cacher
 
 import (
+	"context"
 	"fmt"
 	"time"
-
-	"listwatch/narrate"
 )
 
 // maxDispatchBatch bounds how many events the dispatcher copies out of the
@@ -26,7 +25,10 @@ type dispatcher struct {
 	batch    []*event
 	watchers []*CacheWatcher
 	blocked  []blockedPush
-	timer    *time.Timer
+	// budget is how long the dispatcher may still wait for full queues
+	// (time_budget.go), and timer measures each wait.
+	budget *timeBudget
+	timer  *time.Timer
 }
 
 // blockedPush is a frame a full watcher still has to take.
@@ -38,7 +40,7 @@ type blockedPush struct {
 // newDispatcher starts where the cache is now. New calls it before the
 // store follower runs, so the dispatcher's position predates every event.
 func (c *Cacher) newDispatcher() *dispatcher {
-	d := &dispatcher{c: c, timer: time.NewTimer(time.Hour)}
+	d := &dispatcher{c: c, budget: newTimeBudget(time.Now), timer: time.NewTimer(time.Hour)}
 	d.timer.Stop()
 	c.mu.RLock()
 	d.seq, d.epoch, d.rev = c.wc.hist.next, c.wc.epoch, c.wc.rev
@@ -86,7 +88,7 @@ func (d *dispatcher) drain() {
 			d.seq = h.first
 			c.mu.RUnlock()
 			n := c.terminateAll(fmt.Errorf("%w: the dispatcher fell %d events behind the ring", ErrTooSlow, lost))
-			c.closedTooSlow.Add(int64(n))
+			c.counters.closedTooSlow.Add(int64(n))
 			continue
 		}
 		d.batch = d.batch[:0]
@@ -118,12 +120,12 @@ func (d *dispatcher) drain() {
 // in namespace ns: those of all namespaces and those of ns.
 func (d *dispatcher) snapshotWatchers(ns string) []*CacheWatcher {
 	c := d.c
-	c.wmu.Lock()
-	d.watchers = append(d.watchers[:0], c.watchers[""]...)
+	c.watchers.mu.Lock()
+	d.watchers = append(d.watchers[:0], c.watchers.byNamespace[""]...)
 	if ns != "" {
-		d.watchers = append(d.watchers, c.watchers[ns]...)
+		d.watchers = append(d.watchers, c.watchers.byNamespace[ns]...)
 	}
-	c.wmu.Unlock()
+	c.watchers.mu.Unlock()
 	return d.watchers
 }
 
@@ -149,7 +151,7 @@ func (d *dispatcher) dispatchEvent(e *event) {
 		if !ok {
 			continue
 		}
-		f := e.frameRef(c, k)
+		f := e.frameRef(&c.frameEncoder, k)
 		switch w.push(f, e.rev, false) {
 		case pushed:
 			sent++
@@ -161,10 +163,10 @@ func (d *dispatcher) dispatchEvent(e *event) {
 		sent += d.waitForBlocked(e.rev)
 	}
 	clear(ws)
-	c.eventsDispatched.Add(1)
-	if c.tr.Enabled() {
-		c.tr.Printf(narrate.WatchCache, "%s: rev %d %s %s: sent to %d of %d watchers",
-			c.name, e.rev, e.typ, e.key, sent, len(ws))
+	c.counters.eventsDispatched.Add(1)
+	if c.tracing() {
+		c.trace("rev %d %s %s: sent to %d of %d watchers",
+			e.rev, e.typ, e.key, sent, len(ws))
 	}
 }
 
@@ -173,11 +175,11 @@ func (d *dispatcher) dispatchEvent(e *event) {
 // ErrTooSlow. It returns how many took the frame.
 func (d *dispatcher) waitForBlocked(rev int64) int {
 	c := d.c
-	budget := c.budget.takeAvailable()
+	budget := d.budget.takeAvailable()
 	start := time.Now()
 	for _, b := range d.blocked {
 		// Their queues drain only on their turns: bring those forward.
-		c.turns.expedite(b.w)
+		b.w.seat.expedite()
 	}
 	d.timer.Reset(budget)
 	sent := 0
@@ -214,21 +216,51 @@ func (d *dispatcher) waitForBlocked(rev int64) int {
 	clear(d.blocked)
 	d.blocked = d.blocked[:0]
 	d.timer.Stop()
-	c.budget.returnUnused(budget - time.Since(start))
+	d.budget.returnUnused(budget - time.Since(start))
 	return sent
 }
 
 // closeTooSlow ends a watcher whose queue stayed full.
 func (c *Cacher) closeTooSlow(w *CacheWatcher, rev int64, budget time.Duration) {
-	c.wmu.Lock()
-	c.unregisterLocked(w)
-	c.wmu.Unlock()
+	c.unregister(w)
 	if !w.end(fmt.Errorf("%w: queue of %d frames still full at rev %d after waiting %v", ErrTooSlow, c.cfg.WatcherBuffer, rev, budget)) {
 		return
 	}
-	c.closedTooSlow.Add(1)
-	if c.tr.Enabled() {
-		c.tr.Printf(narrate.WatchCache, "%s: watch %d too slow: queue of %d frames full at rev %d after %v of budget: closed, it must re-watch",
-			c.name, w.id, c.cfg.WatcherBuffer, rev, budget.Round(time.Millisecond))
+	c.counters.closedTooSlow.Add(1)
+	if c.tracing() {
+		c.trace("watch %d too slow: queue of %d frames full at rev %d after %v of budget: closed, it must re-watch",
+			w.id, c.cfg.WatcherBuffer, rev, budget.Round(time.Millisecond))
+	}
+}
+
+// drainPoll is how often Drain looks at the dispatcher's progress.
+const drainPoll = 5 * time.Millisecond
+
+// Drain waits until the cache has applied the store's revision rev and the
+// dispatcher has handed every event up to it to the watchers' queues. A
+// Stop after Drain therefore ends each watch only after it has sent those
+// events: it is how deleting a CustomResourceDefinition shows open watches
+// one DELETED per object, then the end of the stream.
+func (c *Cacher) Drain(ctx context.Context, rev int64) error {
+	if err := c.waitFresh(ctx, rev); err != nil {
+		return err
+	}
+	c.poke(c.dispatchWake)
+	tick := time.NewTicker(drainPoll)
+	defer tick.Stop()
+	for {
+		c.mu.RLock()
+		next := c.wc.hist.next
+		c.mu.RUnlock()
+		if c.dispatched.Load() >= next {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.ctx.Done():
+			return ErrStopped
+		}
 	}
 }

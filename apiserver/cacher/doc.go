@@ -22,7 +22,7 @@
 //	                                      │          (one per client watch)
 //	                                      └── List (resourceVersion "0" / NotOlderThan)
 //
-// Inside a Cacher:
+// Inside a Cacher, in the order one event travels:
 //
 //   - The store follower (store_watch.go) lists the resource's prefix, then
 //     follows the store's watch from that revision and applies each event to
@@ -41,22 +41,54 @@
 //   - A CacheWatcher (cache_watcher.go) is a bounded queue of frames with no
 //     goroutine of its own: the HTTP handler's goroutine takes all ready
 //     frames with Next and writes them in one write.
-//   - The writers take turns (turns.go): a watcher with frames waits in a
+//
+// # Read in this order
+//
+//   - cacher.go: Cacher, New, List and waitFresh (a list waits for the cache
+//     to reach the revision it needs).
+//   - store_watch.go: the one store watch per resource: listAndWatch,
+//     followStore, applyBatch; the store follower waits for the dispatcher
+//     rather than overwrite events it has not handed out (waitForDispatcher).
+//   - event.go, then frames.go: what the cache keeps of each change, and
+//     the watch frames encoded from it once (frameRef), bookmarks included.
+//   - watch_cache.go: the current state and the ring (history), and the
+//     revision a watch can still be replayed from (oldest).
+//   - watchers.go: Watch, where a new watch starts (startLocked: the current
+//     state, the ring's events after its resourceVersion, or a 410), and its
+//     registration in the set of watchers, indexed by namespace.
+//   - dispatcher.go: drain and dispatchEvent, an event to every watcher it
+//     concerns (classify, in cache_watcher.go, picks the frame);
+//     waitForBlocked and closeTooSlow, closing the slow one out of the time
+//     budget (time_budget.go); then bookmarks.go.
+//   - cache_watcher.go: the watcher's bounded queue: push (the dispatcher's
+//     side), Next and nextQueued (the HTTP writer's side), Stop; then
+//     replay.go, the frames a watch starts with.
+//   - stats.go: the debug view's snapshot; options.go: Config, WatchOptions
+//     and the errors a watch ends with.
+//
+// Three files are our own machinery, for throughput, each saying what
+// Kubernetes does instead; the files above call them at a few named points
+// and read without them:
+//
+//   - turns.go: the writers take turns. A watcher with frames waits in a
 //     line shared by all the caches of a server, and only a few (half the
 //     CPUs) are awake at once, so 10,000 woken goroutines never stand
 //     between a request and the CPU. Waiting in line, a watcher collects
-//     frames to write together.
-//   - A writer of the resource waits, at most a second, while the fan-out
-//     still to do is more than Config.MaxQueuedFrames (backpressure.go):
-//     writes are not accepted faster than they reach the watchers.
+//     frames to write together. The CacheWatcher's seat is its place.
+//   - backpressure.go: a writer of the resource waits, at most a second,
+//     while the fan-out still to do is more than Config.MaxQueuedFrames
+//     (AdmitWrite): writes are not accepted faster than they reach the
+//     watchers.
+//   - frames_pool.go: the slices Next fills come from a shared pool
+//     (ReleaseFrames), so an idle watch holds none.
 //
 // # What it mirrors
 //
 // k8s.io/apiserver/pkg/storage/cacher:
 //
-//   - Cacher, New, Watch, List (cacher.go) and the dispatcher and its
-//     bookmark timer (cacher.go dispatchEvents, dispatchEvent,
-//     startDispatchingBookmarkEventsLocked);
+//   - Cacher, NewCacherFromConfig, Watch, GetList (cacher.go) and the
+//     dispatcher and its bookmark timer (cacher.go dispatchEvents,
+//     dispatchEvent, startDispatchingBookmarkEventsLocked);
 //   - watchCache (watch_cache.go, watch_cache_history.go): the ring, the
 //     "too old resource version: N (M)" 410, the 3 s wait and 504 for a
 //     revision the cache has not reached;
@@ -64,9 +96,10 @@
 //     convertToWatchEvent's selector transitions, nextBookmarkTime;
 //   - timeBudget (time_budget.go).
 //
-// The line of turns and the writers' wait are ours; Kubernetes wakes a
-// goroutine per watcher for every event and answers a writer faster than
-// its watchers with closing the watchers that fall behind.
+// The line of turns, the writers' wait and the pooled slices are ours
+// (above); Kubernetes wakes a goroutine per watcher for every event and
+// answers a writer faster than its watchers with closing the watchers that
+// fall behind.
 //
 // The ring has a fixed capacity (Config.HistorySize, DefaultHistorySize)
 // where Kubernetes resizes it between 100 and 102,400 entries to keep about

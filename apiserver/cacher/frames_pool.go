@@ -2,11 +2,17 @@ package cacher
 
 import "sync"
 
-// The slices Next fills with frames come from a pool shared by all
-// watchers. A writer holds one only from Next until it has written the
-// frames, and since writers take turns (turns.go), a few slices serve
-// thousands of watches; kept by each watch instead, 10,000 of them held
-// 10 MB between writes in the load of issue 15.
+// Frame pooling: ours, not Kubernetes'. The slices Next fills with frames
+// come from a pool shared by all watchers. A writer holds one only from
+// Next until it has written the frames, and since writers take turns
+// (turns.go), a few slices serve thousands of watches, where slices kept
+// by each watch held megabytes between writes in the 10,000-watcher
+// fan-out (docs/performance-limits.md, "Memory").
+//
+// Kubernetes has nothing to pool here: its watch handler reads one event
+// at a time from the watcher's result channel, encodes it and writes it
+// (endpoints/handlers/watch.go, WatchServer.HandleHTTP), and flushes when
+// the channel is empty.
 
 // maxPooledFrames bounds the slices kept for reuse: a burst's big slice
 // is left to the garbage collector.

@@ -1,12 +1,76 @@
 package cacher
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Stats is a snapshot for the debug view.
+type Stats struct {
+	Resource string `json:"resource"`
+	// Revision is the newest revision the cache has applied.
+	Revision int64 `json:"revision"`
+	// OldestRevision is the revision of the oldest event the ring can still
+	// replay (later if the store was compacted past it): a watch from N
+	// needs N >= OldestRevision-1, the number a 410 names in parentheses.
+	OldestRevision int64 `json:"oldestReplayableRevision"`
+	HistoryLen     int   `json:"historyLen"`
+	HistoryCap     int   `json:"historyCap"`
+	// HistoryBytes is what the ring's events are charged, at most
+	// HistoryMaxBytes (unless one event alone is larger).
+	HistoryBytes     int64 `json:"historyBytes"`
+	HistoryMaxBytes  int64 `json:"historyMaxBytes"`
+	EventsDispatched int64 `json:"eventsDispatched"`
+	TooOldErrors     int64 `json:"tooOldErrors"`
+	ClosedTooSlow    int64 `json:"closedTooSlow"`
+	Killed           int64 `json:"killed"`
+	// FramesEncoded and BytesEncoded count the watch frames built: once per
+	// event and frame type however many watchers get it (encode once).
+	FramesEncoded int64 `json:"framesEncoded"`
+	BytesEncoded  int64 `json:"bytesEncoded"`
+	// QueuedFrames is how many frames wait in the watchers' queues now.
+	QueuedFrames int64 `json:"queuedFrames"`
+	// Relists counts how often the cache lost its store watch and re-listed.
+	Relists  int64         `json:"relists"`
+	Watchers []WatcherStat `json:"watchers"`
+}
+
+// WatcherStat describes one open watcher.
+type WatcherStat struct {
+	ID          int64     `json:"id"`
+	Namespace   string    `json:"namespace,omitempty"`
+	Label       string    `json:"labelSelector,omitempty"`
+	Field       string    `json:"fieldSelector,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Transport   string    `json:"transport,omitempty"`
+	Request     string    `json:"request,omitempty"`
+	Started     time.Time `json:"started"`
+	// StartRevision is the revision the watch is served from: events at or
+	// below it are never sent, and bookmarks wait until the cache passes it.
+	StartRevision int64 `json:"startRevision"`
+	// LastRevision is the highest revision handed to the HTTP writer.
+	LastRevision   int64 `json:"lastRevisionSent"`
+	AllowBookmarks bool  `json:"allowBookmarks,omitempty"`
+	// Buffered counts frames queued (BufferCap at most) plus the synthetic
+	// or replayed events still to send.
+	Buffered  int `json:"buffered"`
+	BufferCap int `json:"bufferCap"`
+	// BookmarksSent counts the BOOKMARKs queued for the watcher: periodic,
+	// before its deadline, and the one ending a watch-list's initial events.
+	BookmarksSent int64 `json:"bookmarksSent"`
+}
+
+// counters are the watch cache's running totals, for the debug view.
+type counters struct {
+	eventsDispatched, tooOld, closedTooSlow, killed, relists atomic.Int64
+}
 
 // Stats returns the current snapshot, watchers ordered by ID.
 func (c *Cacher) Stats() Stats {
 	c.mu.RLock()
 	s := Stats{
-		Resource:        c.name,
+		Resource:        c.name(),
 		Revision:        c.wc.rev,
 		OldestRevision:  c.oldestLocked(),
 		HistoryLen:      c.wc.hist.len(),
@@ -15,21 +79,21 @@ func (c *Cacher) Stats() Stats {
 		HistoryMaxBytes: c.wc.hist.maxBytes,
 	}
 	c.mu.RUnlock()
-	s.EventsDispatched = c.eventsDispatched.Load()
-	s.TooOldErrors = c.tooOld.Load()
-	s.ClosedTooSlow = c.closedTooSlow.Load()
-	s.Killed = c.killed.Load()
+	s.EventsDispatched = c.counters.eventsDispatched.Load()
+	s.TooOldErrors = c.counters.tooOld.Load()
+	s.ClosedTooSlow = c.counters.closedTooSlow.Load()
+	s.Killed = c.counters.killed.Load()
 	s.FramesEncoded = c.framesEncoded.Load()
 	s.BytesEncoded = c.bytesEncoded.Load()
-	s.Relists = c.relists.Load()
-	s.QueuedFrames = c.queued.Load()
+	s.Relists = c.counters.relists.Load()
+	s.QueuedFrames = c.QueuedFrames()
 
-	c.wmu.Lock()
-	ws := make([]*CacheWatcher, 0, c.count)
-	for _, list := range c.watchers {
+	c.watchers.mu.Lock()
+	ws := make([]*CacheWatcher, 0, c.watchers.count)
+	for _, list := range c.watchers.byNamespace {
 		ws = append(ws, list...)
 	}
-	c.wmu.Unlock()
+	c.watchers.mu.Unlock()
 	s.Watchers = make([]WatcherStat, 0, len(ws))
 	for _, w := range ws {
 		s.Watchers = append(s.Watchers, WatcherStat{

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"listwatch/narrate"
 	"listwatch/store"
 )
 
@@ -51,13 +50,13 @@ func (c *Cacher) listAndWatch(relist bool) (store.Watcher, error) {
 	}
 	c.mu.Unlock()
 	c.poke(c.dispatchWake)
-	if c.tr.Enabled() {
+	if c.tracing() {
 		verb := "listed"
 		if relist {
 			verb = "re-listed"
 		}
-		c.tr.Printf(narrate.WatchCache, "%s: %s %d objects at rev %d, watching the store from there (%d watchers ended)",
-			c.name, verb, len(res.Items), res.Revision, ended)
+		c.trace("%s %d objects at rev %d, watching the store from there (%d watchers ended)",
+			verb, len(res.Items), res.Revision, ended)
 	}
 	return w, nil
 }
@@ -74,13 +73,13 @@ func (c *Cacher) followStore(w store.Watcher) {
 		if c.ctx.Err() != nil {
 			return
 		}
-		if c.tr.Enabled() {
-			c.tr.Printf(narrate.WatchCache, "%s: store watch ended (%v): re-listing", c.name, err)
+		if c.tracing() {
+			c.trace("store watch ended (%v): re-listing", err)
 		}
 		for {
 			if errors.Is(err, store.ErrClosed) {
-				if c.tr.Enabled() {
-					c.tr.Printf(narrate.WatchCache, "%s: the store is closed: stopping", c.name)
+				if c.tracing() {
+					c.trace("the store is closed: stopping")
 				}
 				return
 			}
@@ -88,13 +87,13 @@ func (c *Cacher) followStore(w store.Watcher) {
 				return
 			}
 			backoff = min(2*backoff, relistBackoffMax)
-			c.relists.Add(1)
+			c.counters.relists.Add(1)
 			w, err = c.listAndWatch(true)
 			if err == nil {
 				break
 			}
-			if c.tr.Enabled() {
-				c.tr.Printf(narrate.WatchCache, "%s: re-list failed: %v", c.name, err)
+			if c.tracing() {
+				c.trace("re-list failed: %v", err)
 			}
 		}
 		backoff = relistBackoffMin
@@ -104,8 +103,8 @@ func (c *Cacher) followStore(w store.Watcher) {
 // follow reads w until it ends; it returns why.
 func (c *Cacher) follow(w store.Watcher) error {
 	events := w.Events()
-	c.following.Store(&events)
-	defer c.following.Store(nil)
+	c.admission.following.Store(&events)
+	defer c.admission.following.Store(nil)
 	for {
 		select {
 		case ev, ok := <-events:
@@ -217,8 +216,8 @@ func (c *Cacher) applyLocked(ev store.Event) {
 		return
 	}
 	if ev.Revision > c.wc.rev {
-		if c.tr.Enabled() {
-			c.tr.Printf(narrate.WatchCache, "%s: progress: no change since rev %d, cache now at store rev %d", c.name, c.wc.rev, ev.Revision)
+		if c.tracing() {
+			c.trace("progress: no change since rev %d, cache now at store rev %d", c.wc.rev, ev.Revision)
 		}
 		c.wc.rev = ev.Revision
 	}
@@ -229,8 +228,8 @@ func (c *Cacher) applyLocked(ev store.Event) {
 // moved on without it (writes to other resources). Its answer arrives on
 // the watch channel, in order after every event it covers.
 func (c *Cacher) requestStoreProgress(w store.Watcher) {
-	if err := w.RequestProgress(c.ctx); err != nil && c.tr.Enabled() {
-		c.tr.Printf(narrate.WatchCache, "%s: progress request failed: %v", c.name, err)
+	if err := w.RequestProgress(c.ctx); err != nil && c.tracing() {
+		c.trace("progress request failed: %v", err)
 	}
 }
 

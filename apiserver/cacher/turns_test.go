@@ -12,11 +12,12 @@ import (
 	"listwatch/internal/leakcheck"
 )
 
-// lineWatcher is a watcher as the Turns see it: just its wake-up channel.
-func lineWatcher() *CacheWatcher { return &CacheWatcher{wake: make(chan struct{}, 1)} }
+// lineWatcher is a watcher as the Turns see it: its seat, with just its
+// wake-up channel.
+func lineWatcher() *seat { return &seat{wake: make(chan struct{}, 1)} }
 
 // woken reports whether w's writer was signalled, consuming the signal.
-func woken(w *CacheWatcher) bool {
+func woken(w *seat) bool {
 	select {
 	case <-w.wake:
 		return true
@@ -29,7 +30,7 @@ func TestTurnsLetOnlyTheLimitWriteAtOnceInOrder(t *testing.T) {
 	for _, limit := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
 			turns := NewTurns(limit)
-			ws := make([]*CacheWatcher, 6)
+			ws := make([]*seat, 6)
 			for i := range ws {
 				ws[i] = lineWatcher()
 				assert.Equal(t, i < limit, turns.ask(ws[i]), "watcher %d", i)

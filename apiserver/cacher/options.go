@@ -1,9 +1,9 @@
 package cacher
 
-// The watch cache's public surface, the one the apiserver's HTTP layer is
-// written against: errors, configuration, watch options and the debug
-// snapshot. The types that do the work are in cacher.go (Cacher) and
-// cache_watcher.go (CacheWatcher).
+// What the apiserver's HTTP layer hands the watch cache: a Config per
+// resource and WatchOptions per watch, and the errors a watch ends with. The
+// types that do the work are in cacher.go (Cacher) and cache_watcher.go
+// (CacheWatcher); the debug snapshot is in stats.go.
 
 import (
 	"errors"
@@ -129,59 +129,4 @@ type WatchOptions struct {
 	// an audit log records it), for the debug view: a client finds its own
 	// watch there by the exact request it sent.
 	Request string
-}
-
-// Stats is a snapshot for the debug view.
-type Stats struct {
-	Resource string `json:"resource"`
-	// Revision is the newest revision the cache has applied.
-	Revision int64 `json:"revision"`
-	// OldestRevision is the revision of the oldest event the ring can still
-	// replay (later if the store was compacted past it): a watch from N
-	// needs N >= OldestRevision-1, the number a 410 names in parentheses.
-	OldestRevision int64 `json:"oldestReplayableRevision"`
-	HistoryLen     int   `json:"historyLen"`
-	HistoryCap     int   `json:"historyCap"`
-	// HistoryBytes is what the ring's events are charged, at most
-	// HistoryMaxBytes (unless one event alone is larger).
-	HistoryBytes     int64 `json:"historyBytes"`
-	HistoryMaxBytes  int64 `json:"historyMaxBytes"`
-	EventsDispatched int64 `json:"eventsDispatched"`
-	TooOldErrors     int64 `json:"tooOldErrors"`
-	ClosedTooSlow    int64 `json:"closedTooSlow"`
-	Killed           int64 `json:"killed"`
-	// FramesEncoded and BytesEncoded count the watch frames built: once per
-	// event and frame type however many watchers get it (encode once).
-	FramesEncoded int64 `json:"framesEncoded"`
-	BytesEncoded  int64 `json:"bytesEncoded"`
-	// QueuedFrames is how many frames wait in the watchers' queues now.
-	QueuedFrames int64 `json:"queuedFrames"`
-	// Relists counts how often the cache lost its store watch and re-listed.
-	Relists  int64         `json:"relists"`
-	Watchers []WatcherStat `json:"watchers"`
-}
-
-// WatcherStat describes one open watcher.
-type WatcherStat struct {
-	ID          int64     `json:"id"`
-	Namespace   string    `json:"namespace,omitempty"`
-	Label       string    `json:"labelSelector,omitempty"`
-	Field       string    `json:"fieldSelector,omitempty"`
-	Description string    `json:"description,omitempty"`
-	Transport   string    `json:"transport,omitempty"`
-	Request     string    `json:"request,omitempty"`
-	Started     time.Time `json:"started"`
-	// StartRevision is the revision the watch is served from: events at or
-	// below it are never sent, and bookmarks wait until the cache passes it.
-	StartRevision int64 `json:"startRevision"`
-	// LastRevision is the highest revision handed to the HTTP writer.
-	LastRevision   int64 `json:"lastRevisionSent"`
-	AllowBookmarks bool  `json:"allowBookmarks,omitempty"`
-	// Buffered counts frames queued (BufferCap at most) plus the synthetic
-	// or replayed events still to send.
-	Buffered  int `json:"buffered"`
-	BufferCap int `json:"bufferCap"`
-	// BookmarksSent counts the BOOKMARKs queued for the watcher: periodic,
-	// before its deadline, and the one ending a watch-list's initial events.
-	BookmarksSent int64 `json:"bookmarksSent"`
 }
