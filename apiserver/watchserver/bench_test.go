@@ -11,7 +11,7 @@ package watchserver
 // LISTWATCH_SW_BENCH_WATCHER_BUFFER sets the cacher's WatcherBuffer (default
 // here 1000; 0 means the package default). Each watcher has its own
 // HTTP/1.1 connection. One round is 2,000 creates
-// of 1 KiB ConfigMaps by 4 writers, each a POST to the server (the issue's
+// of 1 KiB ConfigMaps by 4 writers, each a POST to the server (the fan-out
 // load); a round ends when every watcher has received every event. The
 // server's CPU time includes serving the creates. Results: docs/performance-watchcache.md.
 

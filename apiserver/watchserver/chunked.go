@@ -92,36 +92,29 @@ func writeWatchHeaders(conn net.Conn, h http.Header) error {
 const deadlineSlack = 5 * time.Second
 
 // writeChunks writes frames as HTTP chunks: one chunk and one write per
-// maxBatchBytes of frames, a frame bigger than that alone in its chunk
-// (framed by one writev, without a copy).
+// batch (nextBatch, frames.go), a frame too big to batch alone in its
+// chunk (framed by one writev, without a copy).
 func writeChunks(conn net.Conn, frames [][]byte) (n int, err error) {
 	bp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bp)
 	for i := 0; i < len(frames); {
-		if len(frames[i]) > maxBatchBytes {
-			head := strconv.AppendInt((*bp)[:0], int64(len(frames[i])), 16)
-			head = append(head, crlf...)
+		j, size, alone := nextBatch(frames, i)
+		head := strconv.AppendInt((*bp)[:0], int64(size), 16)
+		head = append(head, crlf...)
+		var m int
+		if alone {
 			bufs := net.Buffers{head, frames[i], crlf}
-			m, err := bufs.WriteTo(conn)
-			n += int(m)
-			if err != nil {
-				return n, err
+			var m64 int64
+			m64, err = bufs.WriteTo(conn)
+			m = int(m64)
+		} else {
+			buf := head
+			for _, f := range frames[i:j] {
+				buf = append(buf, f...)
 			}
-			i++
-			continue
+			buf = append(buf, crlf...)
+			m, err = conn.Write(buf)
 		}
-		size, j := 0, i
-		for j < len(frames) && len(frames[j]) <= maxBatchBytes && size+len(frames[j]) <= maxBatchBytes {
-			size += len(frames[j])
-			j++
-		}
-		buf := strconv.AppendInt((*bp)[:0], int64(size), 16)
-		buf = append(buf, crlf...)
-		for _, f := range frames[i:j] {
-			buf = append(buf, f...)
-		}
-		buf = append(buf, crlf...)
-		m, err := conn.Write(buf)
 		n += m
 		if err != nil {
 			return n, err

@@ -14,8 +14,8 @@
 // Read it in this order, which is the order a watch lives in:
 //
 //   - watchserver.go: Serve, the steps top to bottom: the deadline, a cache
-//     watcher, a writer for the transport, frames until the deadline, the
-//     end;
+//     watcher (openWatch), a writer for the transport, frames until the
+//     deadline, the end;
 //   - pump.go: the one loop that moves frames from the watcher to a writer
 //     and ends the stream the way the watch ended (cleanly, killed,
 //     stalled), whatever the transport;
@@ -23,7 +23,8 @@
 //     the bare connection, taken over from net/http), h2.go (one stream of
 //     a shared HTTP/2 connection), websocket.go, and stream.go (net/http's
 //     ResponseWriter, which h2.go builds on, and HTTP/1.0's path);
-//   - frames.go: how ready frames are batched into few writes.
+//   - frames.go: how ready frames are batched into few writes: nextBatch,
+//     the one rule every writer cuts its writes by.
 //
 // Why a watch costs what it costs: a server holds thousands of idle watches,
 // so what one idle watch keeps alive matters more than how fast it writes.

@@ -19,8 +19,23 @@ const maxBatchBytes = 64 << 10
 // no buffer at all.
 var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, maxBatchBytes); return &b }}
 
+// nextBatch is the one batching rule of every writer: the frames from i
+// up to j (excluded) go out in one write, size bytes. A frame of
+// maxBatchBytes or more goes alone, and alone is set: the writer writes it
+// as it is, without copying it into a batch. Otherwise the batch takes
+// frames while they fit in maxBatchBytes together.
+func nextBatch(frames [][]byte, i int) (j, size int, alone bool) {
+	if len(frames[i]) >= maxBatchBytes {
+		return i + 1, len(frames[i]), true
+	}
+	for j = i; j < len(frames) && len(frames[j]) < maxBatchBytes && size+len(frames[j]) <= maxBatchBytes; j++ {
+		size += len(frames[j])
+	}
+	return j, size, false
+}
+
 // writeFrames writes frames with as few Writes as possible: one for a lone
-// frame (no copy), otherwise one per maxBatchBytes of frames.
+// frame (no copy), otherwise one per batch (nextBatch).
 func writeFrames(w io.Writer, frames [][]byte) (n int, err error) {
 	if len(frames) == 1 {
 		return w.Write(frames[0])
@@ -28,25 +43,22 @@ func writeFrames(w io.Writer, frames [][]byte) (n int, err error) {
 	bp := batchPool.Get().(*[]byte)
 	defer batchPool.Put(bp)
 	for i := 0; i < len(frames); {
-		if len(frames[i]) >= maxBatchBytes {
-			m, err := w.Write(frames[i])
-			n += m
-			if err != nil {
-				return n, err
+		j, _, alone := nextBatch(frames, i)
+		var m int
+		if alone {
+			m, err = w.Write(frames[i])
+		} else {
+			batch := (*bp)[:0]
+			for _, f := range frames[i:j] {
+				batch = append(batch, f...)
 			}
-			i++
-			continue
+			m, err = w.Write(batch)
 		}
-		batch := (*bp)[:0]
-		for i < len(frames) && len(frames[i]) < maxBatchBytes && len(batch)+len(frames[i]) <= maxBatchBytes {
-			batch = append(batch, frames[i]...)
-			i++
-		}
-		m, err := w.Write(batch)
 		n += m
 		if err != nil {
 			return n, err
 		}
+		i = j
 	}
 	return n, nil
 }

@@ -43,8 +43,10 @@ type watch struct {
 	userAgent           string
 	started             time.Time
 	// encode re-encodes each frame for this watch (Request.Encoding); nil
-	// writes the cacher's shared frames as they are.
-	encode func(jsonFrame []byte) []byte
+	// writes the cacher's shared frames as they are. contentType is the
+	// response's Content-Type: JSON, or the Encoding's.
+	encode      func(jsonFrame []byte) []byte
+	contentType []string
 }
 
 // A writer puts one watch's frames on one transport. The pump decides when

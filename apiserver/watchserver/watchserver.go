@@ -116,59 +116,11 @@ type Encoding struct {
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	// 1. The deadline.
 	timeout := s.Timeout(req.Timeout)
-	opts := req.Options
-	opts.Description = r.UserAgent()
-	// The watch cache shows the transport in its stats too (the debug view
-	// and the live page read it there).
-	opts.Transport = transportOf(r)
-	opts.Request = r.URL.RequestURI()
-	if timeout > 0 {
-		opts.Deadline = time.Now().Add(timeout)
-	}
-
-	// 2. A cache watcher. The watch ends when the client goes away, when
-	// its timeout passes (the writer ends the response cleanly) or when
-	// the server stops. Its context is the server's, not the request's: an
-	// HTTP/1.1 watch outlives its handler, and net/http ends the request's
-	// context when the handler returns. Until then, the request's end (the
-	// client gone while we wait for the watch cache) ends the watch too.
-	conn := serving.FromContext(r.Context())
-	ctx, cancel := context.WithCancel(s.cfg.Context)
-	stopReq := context.AfterFunc(r.Context(), cancel)
-	cw, err := req.Cacher.Watch(ctx, opts)
-	if err != nil {
-		stopReq()
-		cancel()
-		negotiation.WriteError(w, r, err)
+	// 2. A cache watcher.
+	wt, r, stopReq, end := s.openWatch(w, r, req, timeout)
+	if wt == nil {
 		return
 	}
-	wt := s.newWatch(cw, timeout, req, r, conn)
-	contentType := headerJSON
-	if enc := req.Encoding; enc != nil && !(enc.Binary && wt.transport == TransportH1Websocket) {
-		wt.encode = enc.NewFrame()
-		contentType = []string{enc.ContentType}
-	}
-	s.started.Add(1)
-	s.register(wt)
-	if wt.tracer.Enabled() {
-		wt.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s%s",
-			req.Resource, nsSuffix(req.Namespace), rvString(opts), opts.Label.String(), opts.Field.String(),
-			opts.AllowBookmarks, timeout.Round(time.Second), wt.transport, connSuffix(conn))
-	}
-	// end is the watch's clean-up, wherever the watch ends: in the handler
-	// or in the goroutine serving it after the handler.
-	end := func() {
-		stopReq()
-		cw.Stop()
-		cancel()
-		s.unregister(wt)
-		s.ended.Add(1)
-		if wt.tracer.Enabled() {
-			wt.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", req.Resource, nsSuffix(req.Namespace))
-		}
-	}
-	r = r.WithContext(ctx)
-
 	// 3. A writer for the transport, then 4 and 5.
 	switch wt.transport {
 	case TransportH1Websocket:
@@ -176,12 +128,12 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		serveWebsocket(w, r, wt)
 	case TransportH2Stream:
 		defer end()
-		setWatchHeaders(w, r, contentType)
+		setWatchHeaders(w, r, wt.contentType)
 		if sw := newStreamWriter(w, r); sw != nil {
-			wt.pump(&h2Writer{streamWriter: sw, conn: conn, kill: wt.kill})
+			wt.pump(&h2Writer{streamWriter: sw, conn: wt.conn, kill: wt.kill})
 		}
 	default:
-		wr, hijacked := hijackChunked(w, r, wt, contentType)
+		wr, hijacked := hijackChunked(w, r, wt, wt.contentType)
 		if !hijacked {
 			defer end()
 			s.setTransport(wt, TransportH1Stream)
@@ -203,6 +155,60 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 			wt.pump(wr)
 		})
 	}
+}
+
+// openWatch is step 2 of Serve: it registers a cache watcher for the
+// request and returns the watch, the request with the watch's context,
+// the function that stops the request's end from ending the watch, and
+// the watch's clean-up, to call wherever the watch ends: in the handler or
+// in the goroutine serving it after the handler. When the watch cache
+// refuses the watch it writes the error and returns a nil watch.
+//
+// The watch ends when the client goes away, when its timeout passes (the
+// writer ends the response cleanly) or when the server stops. Its context
+// is the server's, not the request's: an HTTP/1.1 watch outlives its
+// handler, and net/http ends the request's context when the handler
+// returns. Until then, the request's end (the client gone while we wait
+// for the watch cache) ends the watch too.
+func (s *Server) openWatch(w http.ResponseWriter, r *http.Request, req Request, timeout time.Duration) (wt *watch, watchReq *http.Request, stopReq func() bool, end func()) {
+	opts := req.Options
+	opts.Description = r.UserAgent()
+	// The watch cache shows the transport in its stats too (the debug view
+	// and the live page read it there).
+	opts.Transport = transportOf(r)
+	opts.Request = r.URL.RequestURI()
+	if timeout > 0 {
+		opts.Deadline = time.Now().Add(timeout)
+	}
+	conn := serving.FromContext(r.Context())
+	ctx, cancel := context.WithCancel(s.cfg.Context)
+	stopReq = context.AfterFunc(r.Context(), cancel)
+	cw, err := req.Cacher.Watch(ctx, opts)
+	if err != nil {
+		stopReq()
+		cancel()
+		negotiation.WriteError(w, r, err)
+		return nil, r, nil, nil
+	}
+	wt = s.newWatch(cw, timeout, req, r, conn)
+	s.started.Add(1)
+	s.register(wt)
+	if wt.tracer.Enabled() {
+		wt.tracer.Printf(narrate.HTTP, "WATCH %s%s rv=%q label=%q field=%q bookmarks=%v timeout=%s over %s%s",
+			req.Resource, nsSuffix(req.Namespace), rvString(opts), opts.Label.String(), opts.Field.String(),
+			opts.AllowBookmarks, timeout.Round(time.Second), wt.transport, connSuffix(conn))
+	}
+	end = func() {
+		stopReq()
+		cw.Stop()
+		cancel()
+		s.unregister(wt)
+		s.ended.Add(1)
+		if wt.tracer.Enabled() {
+			wt.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", req.Resource, nsSuffix(req.Namespace))
+		}
+	}
+	return wt, r.WithContext(ctx), stopReq, end
 }
 
 // detach runs rest after the handler (or in it, without Config.Detach).
@@ -235,9 +241,13 @@ func (s *Server) Timeout(requested time.Duration) time.Duration {
 func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration, req Request, r *http.Request, conn *serving.Conn) *watch {
 	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer,
 		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
-		userAgent: r.UserAgent(), started: time.Now()}
+		userAgent: r.UserAgent(), started: time.Now(), contentType: headerJSON}
 	if f := s.cfg.Faults; f != nil {
 		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()
+	}
+	if enc := req.Encoding; enc != nil && !(enc.Binary && wt.transport == TransportH1Websocket) {
+		wt.encode = enc.NewFrame()
+		wt.contentType = []string{enc.ContentType}
 	}
 	return wt
 }
