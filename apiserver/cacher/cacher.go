@@ -254,10 +254,10 @@ func (c *Cacher) revisionMovedLocked() {
 }
 
 // storeRevision reads the store's current revision consistently (a quorum
-// read on etcd): the revision a consistent read must reach. Kubernetes 1.31+
-// serves consistent lists from the watch cache the same way
-// (ConsistentListFromCache: GetCurrentResourceVersionFromStorage, then wait
-// for the cache to get there).
+// read on etcd): the revision a consistent read must reach. Kubernetes
+// serves consistent lists from the watch cache the same way (the
+// ConsistentListFromCache feature: cacher.go asks the storage's
+// GetCurrentResourceVersion, then waits for the cache to get there).
 func (c *Cacher) storeRevision(ctx context.Context) (int64, error) {
 	r, err := c.cfg.Store.CurrentRevision(ctx)
 	if err != nil {

@@ -158,8 +158,8 @@ func (enc *frameEncoder) initialEventsEndFrame(rev int64) []byte {
 
 // InitialEventsListBlueprintAnnotation is the annotation of the
 // initial-events-end BOOKMARK that holds, base64-encoded, the JSON of an
-// empty list of the watched kind (Kubernetes' metav1
-// InitialEventsListBlueprintAnnotationKey).
+// empty list of the watched kind, as recorded from a real kube-apiserver
+// (fixture watch-sendinitialevents.jsonl).
 const InitialEventsListBlueprintAnnotation = "kubernetes.io/initial-events-list-blueprint"
 
 // revFrame is a frame remembered together with its revision.
