@@ -11,9 +11,10 @@ import (
 // A new watch: where it starts (the current state, the ring's events after
 // its resourceVersion, or only what comes next) and its registration in the
 // set of watchers the dispatcher hands events to. Kubernetes: Cacher.Watch
-// in cacher.go, its watchers indexed by namespace (indexedWatchers,
-// watchersMap) and the interval of events the watch starts with
-// (watch_cache_interval.go).
+// in cacher.go and the interval of events a watch starts with
+// (watch_cache_interval.go). Kubernetes indexes its watchers by scope, a
+// namespace and a name, and by an index value such as a Pod's node
+// (indexedWatchers in cacher.go); we index them by namespace only.
 
 // watcherSet is the set of open watchers, indexed by namespace ("" for
 // watches of all namespaces), so the dispatcher looks only at the watchers
