@@ -280,6 +280,9 @@ func controllerTracer(t *testing.T) *narrate.Tracer {
 // it is lost work, or something stuck.
 const convergenceBound = 3 * time.Minute
 
+// checkTimeout bounds one round of state checks (see checkState).
+const checkTimeout = 30 * time.Second
+
 // waitConverged polls until every queue is idle and CheckControllers and
 // CheckWebsites find nothing, and returns what they last found (nothing
 // once converged) with the queues as they were then.
@@ -294,7 +297,11 @@ func waitConverged(ctx context.Context, t *testing.T, queues func() []workqueue.
 	for {
 		qs := queues()
 		if allIdle(qs) {
-			problems = checkState(ctx, c)
+			got := checkState(ctx, c)
+			if ctx.Err() != nil {
+				return problems, qs // the bound ended during the check: report the last complete one
+			}
+			problems = got
 			// The state is read after the queues were seen idle: if one
 			// took work meanwhile, look again.
 			if len(problems) == 0 && allIdle(queues()) {
@@ -310,8 +317,13 @@ func waitConverged(ctx context.Context, t *testing.T, queues func() []workqueue.
 	}
 }
 
-// checkState runs CheckControllers and CheckWebsites.
+// checkState runs CheckControllers and CheckWebsites. Each round of
+// checks has checkTimeout, so that one request stuck on a dead pooled
+// connection is given up (and its connection closed) and the next poll
+// asks again, instead of spending the whole convergence bound on it.
 func checkState(ctx context.Context, c *client.Client) []string {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
 	var problems []string
 	for _, check := range []func(context.Context, *client.Client) ([]string, error){CheckControllers, CheckWebsites} {
 		got, err := check(ctx, c)
