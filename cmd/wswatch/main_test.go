@@ -64,7 +64,9 @@ func TestInterrupted(t *testing.T) {
 	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
 	done := make(chan error, 1)
-	go func() { done <- run(wctx, &out, srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true", options{}) }()
+	go func() {
+		done <- run(wctx, &out, srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true", options{})
+	}()
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "# connected") }, 2*time.Minute, 5*time.Millisecond)
 	wcancel()
 	require.NoError(t, <-done)
