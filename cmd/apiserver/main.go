@@ -93,105 +93,104 @@ localhost and writes it, with a kubeconfig that trusts it, to --cert-dir:
 Flags:
 `
 
-// run parses args, serves until ctx is done, then stops gracefully. It
-// reports where it listens on stderr.
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+// flags is the command line: the server's Config, filled in by the flags
+// that map onto it, and what run does around the server.
+type flags struct {
+	cfg          apiserver.Config
+	fromClock    bool
+	quiet, trace bool
+	certDir      string
+}
+
+// parseFlags reads args into flags, each flag straight into the Config
+// field it sets.
+func parseFlags(args []string, stderr io.Writer) (*flags, error) {
+	f := &flags{}
+	c := &f.cfg
 	fs := flag.NewFlagSet("apiserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	listen := fs.String("listen", apiserver.DefaultBinaryListen,
+	fs.StringVar(&c.Listen, "listen", apiserver.DefaultBinaryListen,
 		"address to listen on; loopback by default: anyone who can connect can read and write everything unless --token is set")
-	minRequestTimeout := fs.Duration("min-request-timeout", apiserver.DefaultMinRequestTimeout,
+	fs.DurationVar(&c.MinRequestTimeout, "min-request-timeout", apiserver.DefaultMinRequestTimeout,
 		"a watch without ?timeoutSeconds ends after this × (1 + rand), i.e. 30-60 minutes by default; set it to e.g. 10s to see a watch end")
-	bookmarkInterval := fs.Duration("bookmark-interval", apiserver.DefaultBookmarkInterval,
+	fs.DurationVar(&c.BookmarkInterval, "bookmark-interval", apiserver.DefaultBookmarkInterval,
 		"how often watchers that asked for bookmarks (allowWatchBookmarks=true) get one")
-	historySize := fs.Int("history-size", 0,
+	fs.IntVar(&c.HistorySize, "history-size", 0,
 		fmt.Sprintf("events each watch cache keeps to replay to watches that resume from an older resourceVersion (0: the watch cache's default, %d); older ones get 410 Expired", cacher.DefaultHistorySize))
-	historyBytes := fs.Int64("history-bytes", 0,
+	fs.Int64Var(&c.HistoryBytes, "history-bytes", 0,
 		"bytes of events each watch cache keeps, each charged twice its object (0: the watch cache's default, 64 MiB); older ones get 410 Expired")
-	storeHistoryBytes := fs.Int64("store-history-bytes", 0,
+	fs.Int64Var(&c.StoreHistoryBytes, "store-history-bytes", 0,
 		"bytes of objects the store's history keeps (0: the store's default, 128 MiB); older revisions get 410 Expired")
-	compactionInterval := fs.Duration("compaction-interval", apiserver.DefaultCompactionInterval,
+	fs.DurationVar(&c.CompactionInterval, "compaction-interval", apiserver.DefaultCompactionInterval,
 		"compact the store's history this often, through the revision of the previous run (kube-apiserver's --etcd-compaction-interval); 0 never")
-	fromClock := fs.Bool("revisions-from-clock", true,
+	fs.BoolVar(&f.fromClock, "revisions-from-clock", true,
 		"start revisions from the wall clock, so resourceVersions from before a restart get 410 Expired (false: start at 1)")
-	maxInflight := fs.Int("max-requests-inflight", filters.DefaultMaxRequestsInFlight,
+	fs.IntVar(&c.MaxRequestsInFlight, "max-requests-inflight", filters.DefaultMaxRequestsInFlight,
 		"read-only requests (GET, LIST; not watches) served at once; more get 429 with Retry-After (kube-apiserver's flag and default); negative: no limit")
-	maxMutating := fs.Int("max-mutating-requests-inflight", filters.DefaultMaxMutatingRequestsInFlight,
+	fs.IntVar(&c.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", filters.DefaultMaxMutatingRequestsInFlight,
 		"mutating requests (POST, PUT, PATCH, DELETE) served at once; more get 429 (kube-apiserver's flag and default); negative: no limit")
 	defConns, defWatches := filters.DefaultConnectionLimits()
-	maxWatches := fs.Int("max-watches", defWatches,
+	fs.IntVar(&c.MaxWatches, "max-watches", defWatches,
 		"open watches; more get 429; the default is worked out from the file-descriptor limit, leaving headroom for other requests; negative: no limit")
-	maxConns := fs.Int("max-connections", defConns,
+	fs.IntVar(&c.MaxConnections, "max-connections", defConns,
 		"open connections; more are answered 503 and closed; the default is the file-descriptor limit less 256; negative: no limit")
-	watcherBuffer := fs.Int("watcher-buffer", 0,
+	fs.IntVar(&c.WatcherBuffer, "watcher-buffer", 0,
 		fmt.Sprintf("events queued per watcher before it counts as slow and is closed (0: the watch cache's default, %d)", cacher.DefaultWatcherBuffer))
-	watchWriters := fs.Int("watch-writers", 0,
+	fs.IntVar(&c.WatchWriters, "watch-writers", 0,
 		"watches that may write at once; the others wait their turn in line, collecting events to write together (0: half the CPUs, at least 1)")
-	enableFaults := fs.Bool("enable-faults", false,
+	fs.BoolVar(&c.EnableFaults, "enable-faults", false,
 		"serve the workshop fault switches under /faults/ (see above)")
-	profiling := fs.Bool("profiling", false,
+	fs.BoolVar(&c.Profiling, "profiling", false,
 		"serve Go's profiler under /debug/pprof/ (kube-apiserver's flag; on by default there, off here because without --token anyone who can connect could use it)")
-	token := fs.String("token", "",
+	fs.StringVar(&c.Token, "token", "",
 		"if set, every request must carry 'Authorization: Bearer <token>' (kubectl --token); others get 401")
-	trace := fs.Bool("trace", false,
+	fs.BoolVar(&f.trace, "trace", false,
 		"narrate every step of every request and event on stderr (store, watch cache, HTTP)")
-	quiet := fs.Bool("quiet", false,
+	fs.BoolVar(&f.quiet, "quiet", false,
 		"do not log one line per request on stderr")
-	tlsCertFile := fs.String("tls-cert-file", "",
+	fs.StringVar(&c.TLSCertFile, "tls-cert-file", "",
 		"serve HTTPS (and HTTP/2 by ALPN) with this PEM certificate; needs --tls-private-key-file")
-	tlsKeyFile := fs.String("tls-private-key-file", "",
+	fs.StringVar(&c.TLSKeyFile, "tls-private-key-file", "",
 		"the PEM private key of --tls-cert-file")
-	selfSigned := fs.Bool("tls", false,
+	fs.BoolVar(&c.SelfSignedTLS, "tls", false,
 		"serve HTTPS (and HTTP/2 by ALPN); without --tls-cert-file, with a generated certificate written with a kubeconfig to --cert-dir")
-	certDir := fs.String("cert-dir", filepath.Join(os.TempDir(), "listwatch-apiserver"),
+	fs.StringVar(&f.certDir, "cert-dir", filepath.Join(os.TempDir(), "listwatch-apiserver"),
 		"where --tls writes the generated certificate (apiserver.crt) and a kubeconfig that trusts it")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageHeader)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	return f, nil
+}
 
-	cfg := apiserver.Config{
-		Listen:            *listen,
-		MinRequestTimeout: *minRequestTimeout,
-		BookmarkInterval:  *bookmarkInterval,
-		HistorySize:       *historySize,
-		HistoryBytes:      *historyBytes,
-		StoreHistoryBytes: *storeHistoryBytes,
-		// 0 means "never" here but "the default" in Config.
-		CompactionInterval:          *compactionInterval,
-		WatcherBuffer:               *watcherBuffer,
-		WatchWriters:                *watchWriters,
-		MaxRequestsInFlight:         *maxInflight,
-		MaxMutatingRequestsInFlight: *maxMutating,
-		MaxWatches:                  *maxWatches,
-		MaxConnections:              *maxConns,
-		EnableFaults:                *enableFaults,
-		Profiling:                   *profiling,
-		Token:                       *token,
-		TLSCertFile:                 *tlsCertFile,
-		TLSKeyFile:                  *tlsKeyFile,
-		SelfSignedTLS:               *selfSigned,
+// run parses args, serves until ctx is done, then stops gracefully. It
+// reports where it listens on stderr.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
 	}
+	cfg := f.cfg
 	if cfg.CompactionInterval == 0 {
-		cfg.CompactionInterval = -1
+		cfg.CompactionInterval = -1 // 0 means "never" here but "the default" in Config
 	}
-	if *fromClock {
+	if f.fromClock {
 		cfg.StartRevision = store.RevisionFromClock(time.Now())
 	}
-	if w := exposureWarning(*listen, *token); w != "" {
+	if w := exposureWarning(cfg.Listen, cfg.Token); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
-	if !*quiet {
+	if !f.quiet {
 		cfg.Logger = log.New(stderr, "", log.LstdFlags)
 	}
-	if *trace {
+	if f.trace {
 		cfg.Tracer = narrate.New(stderr, narrate.WithColour(isTerminal(stderr)))
 	}
 	srv, err := apiserver.Start(ctx, cfg)
@@ -200,12 +199,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "apiserver: serving on %s (live page: %s/ui/, debug view: %s/debug/listwatch)\n", srv.URL(), srv.URL(), srv.URL())
 	if ca := srv.CACertificate(); ca != nil {
-		if err := writeClientFiles(*certDir, ca, srv.Kubeconfig()); err != nil {
+		if err := writeClientFiles(f.certDir, ca, srv.Kubeconfig()); err != nil {
 			_ = srv.Stop(context.Background())
 			return err
 		}
 		fmt.Fprintf(stderr, "apiserver: wrote %s and %s: kubectl --kubeconfig %s get configmaps\n",
-			filepath.Join(*certDir, "apiserver.crt"), filepath.Join(*certDir, "kubeconfig"), filepath.Join(*certDir, "kubeconfig"))
+			filepath.Join(f.certDir, "apiserver.crt"), filepath.Join(f.certDir, "kubeconfig"), filepath.Join(f.certDir, "kubeconfig"))
 	}
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "apiserver: shutting down")
