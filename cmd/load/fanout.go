@@ -38,49 +38,10 @@ func fanout(ctx context.Context, base string, c config) (report, error) {
 	defer watchClient.CloseIdleConnections()
 
 	start := time.Now()
-	sentAt := make([]atomic.Int64, c.writes)
-	var lat histogram
-	var delivered, closedEarly, openFailed atomic.Int64
-	want := int64(c.watchers) * int64(c.writes)
-	allIn := make(chan struct{})
-	var allOnce sync.Once
-	var wg sync.WaitGroup
-	opened := make(chan error, c.watchers)
-	sem := make(chan struct{}, 64) // connections being opened at once
-	for range c.watchers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			body, err := openWatch(watchCtx, watchClient, coll+"?watch=1&resourceVersion="+rv)
-			<-sem
-			opened <- err
-			if err != nil {
-				openFailed.Add(1)
-				return
-			}
-			defer body.Close()
-			got := readWatch(body, prefix, func(i int) {
-				if i < 0 || i >= len(sentAt) {
-					return
-				}
-				lat.add(time.Since(start) - time.Duration(sentAt[i].Load()))
-				if delivered.Add(1) == want {
-					allOnce.Do(func() { close(allIn) })
-				}
-			})
-			if got < c.writes && watchCtx.Err() == nil {
-				closedEarly.Add(1)
-			}
-		}()
-	}
-	var openErr error
-	for range c.watchers {
-		if err := <-opened; err != nil && openErr == nil {
-			openErr = err
-		}
-	}
-	rep.addf("watches opened: %d of %d in %v (first failure: %v)", int64(c.watchers)-openFailed.Load(), c.watchers,
+	w := &fanoutWatchers{start: start, sentAt: make([]atomic.Int64, c.writes), allIn: make(chan struct{})}
+	w.want.Store(int64(c.watchers) * int64(c.writes))
+	openErr := w.open(watchCtx, watchClient, coll+"?watch=1&resourceVersion="+rv, prefix, c)
+	rep.addf("watches opened: %d of %d in %v (first failure: %v)", int64(c.watchers)-w.openFailed.Load(), c.watchers,
 		time.Since(start).Round(time.Millisecond), openErr)
 
 	var health histogram
@@ -91,41 +52,98 @@ func fanout(ctx context.Context, base string, c config) (report, error) {
 	writeStart := time.Now()
 	var answered histogram // from just before the POST to its answer
 	codes := writeAll(ctx, coll, c, func(i int) []byte {
-		sentAt[i].Store(int64(time.Since(start)))
+		w.sentAt[i].Store(int64(time.Since(start)))
 		return configMapJSON("l"+run+"-"+strconv.Itoa(i), c.size)
 	}, func(i int) {
-		answered.add(time.Since(start) - time.Duration(sentAt[i].Load()))
+		answered.add(time.Since(start) - time.Duration(w.sentAt[i].Load()))
 	})
 	writesDone := time.Since(writeStart)
-	expected := int64(c.watchers-int(openFailed.Load())) * int64(c.writes)
-	if expected < want {
-		want = expected
-		if delivered.Load() >= want {
-			allOnce.Do(func() { close(allIn) })
+	expected := int64(c.watchers-int(w.openFailed.Load())) * int64(c.writes)
+	if expected < w.want.Load() {
+		w.want.Store(expected)
+		if w.delivered.Load() >= expected {
+			w.allOnce.Do(func() { close(w.allIn) })
 		}
 	}
 	select {
-	case <-allIn:
+	case <-w.allIn:
 	case <-ctx.Done():
 	}
 	elapsed := time.Since(writeStart)
 	stopHealth()
 	<-healthDone
 	stopWatches()
-	wg.Wait()
+	w.wg.Wait()
 
-	d := delivered.Load()
+	d, want := w.delivered.Load(), w.want.Load()
 	rep.deliveries = d
 	rep.addf("writes: %v in %v (%.0f/s)", codes, writesDone.Round(time.Millisecond), float64(c.writes)/writesDone.Seconds())
 	rep.addf("deliveries: %d of %d in %v: %.0f/s", d, want, elapsed.Round(time.Millisecond), float64(d)/elapsed.Seconds())
 	rep.addf("write answered (waiting for the fan-out included): %s", answered.summary())
-	rep.addf("write-to-receive: %s", lat.summary())
-	rep.addf("watchers closed before receiving everything: %d", closedEarly.Load())
+	rep.addf("write-to-receive: %s", w.lat.summary())
+	rep.addf("watchers closed before receiving everything: %d", w.closedEarly.Load())
 	rep.addf("/healthz during the writes: %s", health.summary())
 	if d < want {
 		return rep, fmt.Errorf("only %d of %d deliveries arrived", d, want)
 	}
 	return rep, nil
+}
+
+// fanoutWatchers are the fan-out's watchers and what they count: each
+// delivery's write-to-receive latency (sentAt holds when each write was
+// sent, since start), deliveries until want have arrived (then allIn is
+// closed), watchers that failed to open or closed early.
+type fanoutWatchers struct {
+	start                              time.Time
+	sentAt                             []atomic.Int64
+	lat                                histogram
+	delivered, closedEarly, openFailed atomic.Int64
+	want                               atomic.Int64
+	allIn                              chan struct{}
+	allOnce                            sync.Once
+	wg                                 sync.WaitGroup
+}
+
+// open starts c.watchers watches of url, at most 64 connecting at once,
+// and returns once each has opened or failed, with the first failure. Each
+// reads its stream until watchCtx is done.
+func (w *fanoutWatchers) open(watchCtx context.Context, watchClient *http.Client, url string, prefix []byte, c config) error {
+	opened := make(chan error, c.watchers)
+	sem := make(chan struct{}, 64) // connections being opened at once
+	for range c.watchers {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			sem <- struct{}{}
+			body, err := openWatch(watchCtx, watchClient, url)
+			<-sem
+			opened <- err
+			if err != nil {
+				w.openFailed.Add(1)
+				return
+			}
+			defer body.Close()
+			got := readWatch(body, prefix, func(i int) {
+				if i < 0 || i >= len(w.sentAt) {
+					return
+				}
+				w.lat.add(time.Since(w.start) - time.Duration(w.sentAt[i].Load()))
+				if w.delivered.Add(1) == w.want.Load() {
+					w.allOnce.Do(func() { close(w.allIn) })
+				}
+			})
+			if got < c.writes && watchCtx.Err() == nil {
+				w.closedEarly.Add(1)
+			}
+		}()
+	}
+	var openErr error
+	for range c.watchers {
+		if err := <-opened; err != nil && openErr == nil {
+			openErr = err
+		}
+	}
+	return openErr
 }
 
 // listRevision is the collection's current resourceVersion.
