@@ -205,49 +205,11 @@ func (r *run) compact(ctx context.Context, interval time.Duration) {
 
 // do runs the write phase and the checks.
 func (r *run) do(ctx context.Context, rep Report) (Report, error) {
-	cfg := r.cfg
-	in := &injector{
-		srv: r.srv, st: r.srv.Store(), informers: r.informers, namespaces: r.namespaces,
-		debug: r.debug, tr: r.tr, logf: r.logf, ballast: ballastString(), watcherBuffer: cfg.WatcherBuffer,
-		// The slow watcher must stop reading for less than the idle
-		// timeout, or the client, not the server, ends the watch.
-		sched: schedule(cfg.Seed, cfg.Duration, *cfg.Faults, cfg.IdleWatchTimeout*3/4),
-	}
-	for _, o := range r.informers {
-		if o.variant.transport == client.TransportHTTP {
-			in.slowTargets = append(in.slowTargets, o)
-		}
-	}
-	keys := allKeys(cfg.Keys, cfg.Writers, r.namespaces)
-	writers := make([]*writer, cfg.Writers)
-	for i := range writers {
-		writers[i] = newWriter(i, r.writerC.Resource(configMaps), ownedBy(keys, i, cfg.Writers), cfg.Seed, cfg.WriteInterval)
-	}
-
-	r.logf("writing for %v with %d writers over %d keys in %d namespaces; %d faults scheduled", cfg.Duration, cfg.Writers, cfg.Keys, cfg.Namespaces, len(in.sched))
-	phase, endPhase := context.WithTimeout(ctx, cfg.Duration)
-	start := time.Now()
-	var wg sync.WaitGroup
-	wg.Go(func() { in.run(phase, start) })
-	for _, w := range writers {
-		wg.Go(func() { w.run(ctx, phase) })
-	}
-	wg.Wait()
-	endPhase()
-	if ctx.Err() != nil {
-		return rep, ctx.Err()
-	}
-	if err := in.err(); err != nil {
+	rep, err := r.writePhase(ctx, rep)
+	if err != nil {
 		return rep, err
 	}
-	for _, w := range writers {
-		rep.Creates += w.stats.creates
-		rep.Updates += w.stats.updates
-		rep.Deletes += w.stats.deletes
-		rep.WriteRetries += w.stats.retries
-	}
-	rep.Faults = in.counts()
-	rep.SlowWatcherClosures = in.slowClosed.Load()
+	cfg := r.cfg
 
 	// The last change of the run: once an informer has seen it, it has
 	// every change there was.
@@ -308,6 +270,55 @@ func (r *run) do(ctx context.Context, rep Report) (Report, error) {
 	if len(divergences) > 0 {
 		return rep, fmt.Errorf("%w: seed %d: %d divergence(s); first: %s", ErrDiverged, cfg.Seed, len(divergences), divergences[0])
 	}
+	return rep, nil
+}
+
+// writePhase runs the writers and the fault injector for cfg.Duration and
+// counts what they did into rep.
+func (r *run) writePhase(ctx context.Context, rep Report) (Report, error) {
+	cfg := r.cfg
+	in := &injector{
+		srv: r.srv, st: r.srv.Store(), informers: r.informers, namespaces: r.namespaces,
+		debug: r.debug, tr: r.tr, logf: r.logf, ballast: ballastString(), watcherBuffer: cfg.WatcherBuffer,
+		// The slow watcher must stop reading for less than the idle
+		// timeout, or the client, not the server, ends the watch.
+		sched: schedule(cfg.Seed, cfg.Duration, *cfg.Faults, cfg.IdleWatchTimeout*3/4),
+	}
+	for _, o := range r.informers {
+		if o.variant.transport == client.TransportHTTP {
+			in.slowTargets = append(in.slowTargets, o)
+		}
+	}
+	keys := allKeys(cfg.Keys, cfg.Writers, r.namespaces)
+	writers := make([]*writer, cfg.Writers)
+	for i := range writers {
+		writers[i] = newWriter(i, r.writerC.Resource(configMaps), ownedBy(keys, i, cfg.Writers), cfg.Seed, cfg.WriteInterval)
+	}
+
+	r.logf("writing for %v with %d writers over %d keys in %d namespaces; %d faults scheduled", cfg.Duration, cfg.Writers, cfg.Keys, cfg.Namespaces, len(in.sched))
+	phase, endPhase := context.WithTimeout(ctx, cfg.Duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	wg.Go(func() { in.run(phase, start) })
+	for _, w := range writers {
+		wg.Go(func() { w.run(ctx, phase) })
+	}
+	wg.Wait()
+	endPhase()
+	if ctx.Err() != nil {
+		return rep, ctx.Err()
+	}
+	if err := in.err(); err != nil {
+		return rep, err
+	}
+	for _, w := range writers {
+		rep.Creates += w.stats.creates
+		rep.Updates += w.stats.updates
+		rep.Deletes += w.stats.deletes
+		rep.WriteRetries += w.stats.retries
+	}
+	rep.Faults = in.counts()
+	rep.SlowWatcherClosures = in.slowClosed.Load()
 	return rep, nil
 }
 
