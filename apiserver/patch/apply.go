@@ -98,7 +98,32 @@ func Apply(live, applied []byte, req ApplyRequest) ([]byte, error) {
 	}
 	want := ownedFields(cfgObj)
 
-	// Conflicts with the other appliers, or with force their loss.
+	others, conflicts := conflictsWithOthers(entries, req, want, liveObj, cfgObj)
+	if len(conflicts) > 0 {
+		return nil, applyConflict(conflicts)
+	}
+	patchDoc, err := json.Marshal(applyPatch(cfgObj, entries, req, want, others))
+	if err != nil {
+		return nil, err
+	}
+	merged, err := applyMergePatch(live, patchDoc, false)
+	if err != nil {
+		return nil, api.NewBadRequest(err.Error())
+	}
+
+	out := recordOwnership(entries, req, want, others)
+	obj, err := setManagedFields(merged, out)
+	if err != nil {
+		return nil, api.NewBadRequest(err.Error())
+	}
+	return obj, nil
+}
+
+// conflictsWithOthers compares what the configuration sets (want) with what the
+// other appliers own: a field they own whose value would change is a
+// conflict, or, with Force, is taken from them. It returns what each other
+// applier owns afterwards, and the conflicts.
+func conflictsWithOthers(entries []managedEntry, req ApplyRequest, want fieldSet, liveObj, cfgObj map[string]any) (map[string]fieldSet, []api.StatusCause) {
 	var conflicts []api.StatusCause
 	others := map[string]fieldSet{}
 	for _, e := range entries {
@@ -120,12 +145,12 @@ func Apply(live, applied []byte, req ApplyRequest) ([]byte, error) {
 		}
 		others[e.Manager] = theirs
 	}
-	if len(conflicts) > 0 {
-		return nil, applyConflict(conflicts)
-	}
+	return others, conflicts
+}
 
-	// The merge patch that makes it so: the configuration, plus null for
-	// what this manager gave up and nobody else holds.
+// applyPatch is the merge patch that makes it so: the configuration, plus
+// null for what this manager gave up and nobody else holds.
+func applyPatch(cfgObj map[string]any, entries []managedEntry, req ApplyRequest, want fieldSet, others map[string]fieldSet) map[string]any {
 	patchObj := cloneMap(cfgObj)
 	for _, e := range entries {
 		if e.Manager != req.Manager || e.Operation != "Apply" {
@@ -138,17 +163,13 @@ func Apply(live, applied []byte, req ApplyRequest) ([]byte, error) {
 			setNull(patchObj, p)
 		}
 	}
-	patchDoc, err := json.Marshal(patchObj)
-	if err != nil {
-		return nil, err
-	}
-	merged, err := applyMergePatch(live, patchDoc, false)
-	if err != nil {
-		return nil, api.NewBadRequest(err.Error())
-	}
+	return patchObj
+}
 
-	// Record ownership: this manager's entry replaced (or appended), the
-	// others' trimmed by force, emptied ones dropped.
+// recordOwnership is the object's managedFields after the apply: this
+// manager's entry replaced (or appended), the others' trimmed by force,
+// emptied ones dropped.
+func recordOwnership(entries []managedEntry, req ApplyRequest, want fieldSet, others map[string]fieldSet) []managedEntry {
 	mine := managedEntry{Manager: req.Manager, Operation: "Apply", APIVersion: req.APIVersion,
 		Time: req.Now.UTC().Format(time.RFC3339), FieldsType: "FieldsV1", fields: want}
 	var out []managedEntry
@@ -166,11 +187,7 @@ func Apply(live, applied []byte, req ApplyRequest) ([]byte, error) {
 	if !placed {
 		out = append(out, mine)
 	}
-	obj, err := setManagedFields(merged, out)
-	if err != nil {
-		return nil, api.NewBadRequest(err.Error())
-	}
-	return obj, nil
+	return out
 }
 
 // applyConflict is the 409 of an apply (errors.NewApplyConflict): "Apply
