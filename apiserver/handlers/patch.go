@@ -69,24 +69,9 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		if patched, warnings, err = conformPatched(res, patched, directive); err != nil {
 			return nil, err
 		}
-		next := &api.Object{}
-		if err := next.UnmarshalJSON(patched); err != nil {
-			return nil, api.NewInvalid(api.GroupKind{}, "", []api.StatusCause{
-				registry.InvalidValue("patch", string(patched), err.Error())})
-		}
-		if next.Kind != res.Kind || next.APIVersion != res.APIVersion() {
-			return nil, api.NewBadRequest(fmt.Sprintf("a patch cannot change kind or apiVersion (to %s %s)", next.APIVersion, next.Kind))
-		}
-		if err := checkNameAndNamespace(res, next, ri); err != nil {
+		next, err := decodePatched(res, ri, cur, patched)
+		if err != nil {
 			return nil, err
-		}
-		if rv := next.Metadata.ResourceVersion; rv != cur.Metadata.ResourceVersion {
-			// The patch named a resourceVersion: it must be the current one.
-			return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
-		}
-		if uid := next.Metadata.UID; uid != cur.Metadata.UID {
-			return nil, api.NewConflict(res.GroupResource(), ri.Name,
-				fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
 		}
 		keepFieldOrder(next, cur)
 		if err := registry.Validate(res, next); err != nil {
@@ -107,6 +92,33 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		h.tracer.Printf(narrate.HTTP, "PATCH %s %s (%s) → rv %s", res.Name, updated.Key(), patchType, updated.Metadata.ResourceVersion)
 	}
 	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, updated))
+}
+
+// decodePatched decodes the patched object and checks what a patch may not
+// change: kind and apiVersion, name and namespace, and the object's
+// resourceVersion and uid, which, if the patch names them, are
+// preconditions (409 if stale).
+func decodePatched(res *registry.Resource, ri RequestInfo, cur *api.Object, patched []byte) (*api.Object, error) {
+	next := &api.Object{}
+	if err := next.UnmarshalJSON(patched); err != nil {
+		return nil, api.NewInvalid(api.GroupKind{}, "", []api.StatusCause{
+			registry.InvalidValue("patch", string(patched), err.Error())})
+	}
+	if next.Kind != res.Kind || next.APIVersion != res.APIVersion() {
+		return nil, api.NewBadRequest(fmt.Sprintf("a patch cannot change kind or apiVersion (to %s %s)", next.APIVersion, next.Kind))
+	}
+	if err := checkNameAndNamespace(res, next, ri); err != nil {
+		return nil, err
+	}
+	if rv := next.Metadata.ResourceVersion; rv != cur.Metadata.ResourceVersion {
+		// The patch named a resourceVersion: it must be the current one.
+		return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
+	}
+	if uid := next.Metadata.UID; uid != cur.Metadata.UID {
+		return nil, api.NewConflict(res.GroupResource(), ri.Name,
+			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
+	}
+	return next, nil
 }
 
 // keepFieldOrder puts next's top-level fields and extra metadata back in

@@ -139,32 +139,7 @@ func (h *Handlers) serveScale(w http.ResponseWriter, r *http.Request, ri Request
 				return nil, err
 			}
 		}
-		var in scale
-		if err := json.Unmarshal(want, &in); err != nil {
-			return nil, api.NewBadRequest(fmt.Sprintf("the body of the request is not a valid Scale: %v", err))
-		}
-		if in.Metadata.ResourceVersion != "" && in.Metadata.ResourceVersion != cur.Metadata.ResourceVersion {
-			return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
-		}
-		if in.Spec.Replicas == nil || *in.Spec.Replicas < 0 {
-			return nil, api.NewInvalid(api.GroupKind{Group: "autoscaling", Kind: "Scale"}, ri.Name, []api.StatusCause{{
-				Type: api.CauseFieldValueInvalid, Field: "spec.replicas", Message: "Invalid value: must be greater than or equal to 0"}})
-		}
-		var spec map[string]json.RawMessage
-		if err := json.Unmarshal(cur.Get("spec"), &spec); err != nil || spec == nil {
-			spec = map[string]json.RawMessage{}
-		}
-		n, _ := json.Marshal(*in.Spec.Replicas)
-		spec["replicas"] = n
-		raw, err := json.Marshal(spec)
-		if err != nil {
-			return nil, api.NewInternalError(err)
-		}
-		next := cur.DeepCopy()
-		if err := next.Set("spec", raw); err != nil {
-			return nil, api.NewInternalError(err)
-		}
-		return prepareUpdate(res, next, cur)
+		return scaledTo(res, ri, cur, want)
 	})
 	if err != nil {
 		negotiation.WriteError(w, r, err)
@@ -174,6 +149,39 @@ func (h *Handlers) serveScale(w http.ResponseWriter, r *http.Request, ri Request
 		h.tracer.Printf(narrate.HTTP, "SCALE %s %s → rv %s", res.Name, updated.Key(), updated.Metadata.ResourceVersion)
 	}
 	writeScale(w, r, scaleOf(updated))
+}
+
+// scaledTo is cur with spec.replicas set from the Scale in want, after the
+// checks a scale subresource makes: a Scale that decodes, a
+// resourceVersion (if any) that is the current one, replicas present and
+// not negative.
+func scaledTo(res *registry.Resource, ri RequestInfo, cur *api.Object, want []byte) (*api.Object, error) {
+	var in scale
+	if err := json.Unmarshal(want, &in); err != nil {
+		return nil, api.NewBadRequest(fmt.Sprintf("the body of the request is not a valid Scale: %v", err))
+	}
+	if in.Metadata.ResourceVersion != "" && in.Metadata.ResourceVersion != cur.Metadata.ResourceVersion {
+		return nil, api.NewConflict(res.GroupResource(), ri.Name, api.OptimisticLockErrorMsg)
+	}
+	if in.Spec.Replicas == nil || *in.Spec.Replicas < 0 {
+		return nil, api.NewInvalid(api.GroupKind{Group: "autoscaling", Kind: "Scale"}, ri.Name, []api.StatusCause{{
+			Type: api.CauseFieldValueInvalid, Field: "spec.replicas", Message: "Invalid value: must be greater than or equal to 0"}})
+	}
+	var spec map[string]json.RawMessage
+	if err := json.Unmarshal(cur.Get("spec"), &spec); err != nil || spec == nil {
+		spec = map[string]json.RawMessage{}
+	}
+	n, _ := json.Marshal(*in.Spec.Replicas)
+	spec["replicas"] = n
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	next := cur.DeepCopy()
+	if err := next.Set("spec", raw); err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	return prepareUpdate(res, next, cur)
 }
 
 func writeScale(w http.ResponseWriter, r *http.Request, s scale) {
