@@ -100,30 +100,17 @@ func (t *tour) hotLoop(ctx context.Context) error {
 // counting, for spinWindow, printing the counter spinReports times. It
 // returns the last resourceVersion it handled and the number of spins.
 func (t *tour) continueLoop(ctx context.Context, ch <-chan api.Event) (lastRV string, spins int64) {
-	var closedAt time.Time
-	next := spinWindow / spinReports
+	var sc spinCounter
 	for {
 		select {
 		case <-ctx.Done():
-			return lastRV, spins
+			return lastRV, sc.n
 		case ev, ok := <-ch:
 			if !ok {
-				if closedAt.IsZero() {
-					closedAt = time.Now()
-					t.tr.Printf(consumerLayer, "ResultChan closed (the timeout); the loop says `continue`")
+				if !t.spin(&sc) {
+					return lastRV, sc.n
 				}
-				spins++
-				if spins%1024 == 0 || spins < 1024 {
-					if elapsed := time.Since(closedAt); elapsed >= next {
-						t.tr.Printf(consumerLayer, "spin counter: %13s receives from a closed channel in %v",
-							thousands(spins), next)
-						if next >= spinWindow {
-							return lastRV, spins
-						}
-						next += spinWindow / spinReports
-					}
-				}
-				continue
+				continue // the article's loop: a closed channel is ready again at once
 			}
 			t.tr.Printf(consumerLayer, "got %s", describeEvent(ev))
 			if ev.Object != nil {
@@ -131,6 +118,37 @@ func (t *tour) continueLoop(ctx context.Context, ch <-chan api.Event) (lastRV st
 			}
 		}
 	}
+}
+
+// spinCounter counts continueLoop's receives from the closed channel.
+type spinCounter struct {
+	closedAt time.Time     // the first receive from the closed channel
+	next     time.Duration // when, after closedAt, to print the counter next
+	n        int64
+}
+
+// spin counts one receive from the closed channel, printing the counter
+// spinReports times over spinWindow; it returns false once spinWindow has
+// passed.
+func (t *tour) spin(c *spinCounter) bool {
+	if c.closedAt.IsZero() {
+		c.closedAt = time.Now()
+		c.next = spinWindow / spinReports
+		t.tr.Printf(consumerLayer, "ResultChan closed (the timeout); the loop says `continue`")
+	}
+	c.n++
+	if c.n%1024 != 0 && c.n >= 1024 {
+		return true // the clock is read only now and then: the spinning is the point
+	}
+	if time.Since(c.closedAt) < c.next {
+		return true
+	}
+	t.tr.Printf(consumerLayer, "spin counter: %13s receives from a closed channel in %v", thousands(c.n), c.next)
+	if c.next >= spinWindow {
+		return false
+	}
+	c.next += spinWindow / spinReports
+	return true
 }
 
 // describeEvent is an event on one short line.
