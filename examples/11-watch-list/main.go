@@ -21,8 +21,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
-	"time"
 
 	"listwatch/api"
 	"listwatch/apiserver"
@@ -44,7 +44,9 @@ func main() {
 }
 
 func run(p *demo.Printer, objects, size int, trace bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// Ctrl-C ends it; there is no time limit, since a busy laptop may need
+	// a while for part 2's thousands of writes.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	tr := demo.Tracer(trace)
 	srv, cms, stop, err := demo.Start(ctx, apiserver.Config{Tracer: tr}, client.Config{Tracer: tr})
