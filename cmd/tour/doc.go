@@ -51,7 +51,7 @@
 // message naming the stage that did not. It takes about seven seconds.
 //
 // Flags: -no-color (colour is on only when stdout is a terminal anyway),
-// -queue DeltaFIFO|RealFIFO (the informer's queue), -all (do not filter:
+// -queue DeltaFIFO|RealFIFO|AtomicFIFO (the informer's queue), -all (do not filter:
 // every line every layer prints).
 //
 // Files: tour.go runs the chapters; chapters.go holds their text;

@@ -13,18 +13,18 @@ import (
 
 func main() {
 	noColor := flag.Bool("no-color", false, "never colour the output (it is coloured only on a terminal anyway)")
-	queue := flag.String("queue", string(informer.DeltaFIFO), "the informer's queue: DeltaFIFO or RealFIFO")
+	queue := flag.String("queue", string(informer.DeltaFIFO), "the informer's queue: DeltaFIFO (the articles'), RealFIFO or AtomicFIFO (client-go's default since 1.36)")
 	all := flag.Bool("all", false, "show every line every layer prints, not only the tour's objects")
 	flag.Parse()
 
 	var q informer.QueueKind
-	for _, k := range []informer.QueueKind{informer.DeltaFIFO, informer.RealFIFO} {
+	for _, k := range informer.QueueKinds() {
 		if strings.EqualFold(*queue, string(k)) {
 			q = k
 		}
 	}
 	if q == "" {
-		fmt.Fprintf(os.Stderr, "tour: -queue must be %s or %s, not %q\n", informer.DeltaFIFO, informer.RealFIFO, *queue)
+		fmt.Fprintf(os.Stderr, "tour: -queue must be one of %v, not %q\n", informer.QueueKinds(), *queue)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -45,7 +45,7 @@ var configMaps = api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 type options struct {
 	// Colour paints layer names and headings (only for terminals).
 	Colour bool
-	// Queue is the informer's queue: informer.DeltaFIFO or RealFIFO.
+	// Queue is the informer's queue: informer.DeltaFIFO, RealFIFO or AtomicFIFO.
 	Queue informer.QueueKind
 	// All switches the spotlight off: every line of every layer.
 	All bool

@@ -250,6 +250,17 @@ func TestTourRealFIFOColourAll(t *testing.T) {
 	requireNarrow(t, out)
 }
 
+// With AtomicFIFO, client-go's default since 1.36, the tour works the
+// same: the re-list arrives as one ReplacedAll delta, and the handler still
+// gets the tombstone.
+func TestTourAtomicFIFO(t *testing.T) {
+	defer leakcheck.Check(t)()
+	out := runTour(t, options{Queue: informer.AtomicFIFO})
+	assert.Contains(t, out, "one ReplacedAll delta")
+	assert.Contains(t, out, "DeletedFinalStateUnknown")
+	assert.Equal(t, checks, strings.Count(out, "✓"))
+}
+
 // A stage that does not happen in time fails the tour with an error naming
 // it, and the tour still cleans up after itself.
 func TestTourFailsClearly(t *testing.T) {
