@@ -82,9 +82,13 @@ func (in *injector) timeline() []action {
 	return out
 }
 
-// run fires the schedule, counting from start, until ctx is done; then it
-// switches every fault off and waits for the slow watchers it started.
-func (in *injector) run(ctx context.Context, start time.Time) {
+// run fires the schedule, counting from start, until phase is done; then
+// it switches every fault off and waits for the faults it started (a kill
+// waiting for a watch to hit, a slow watcher waiting for the server to
+// close it), which carry on under ctx after the phase: on a busy machine
+// they may need longer than the phase had left, and what the run checks is
+// that they happen, not how soon.
+func (in *injector) run(ctx, phase context.Context, start time.Time) {
 	defer in.restore()
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -93,17 +97,17 @@ func (in *injector) run(ctx context.Context, start time.Time) {
 		if d := time.Until(start.Add(a.at)); d > 0 {
 			t.Reset(d)
 			select {
-			case <-ctx.Done():
+			case <-phase.Done():
 				return
 			case <-t.C:
 			}
 		}
-		if ctx.Err() != nil {
+		if phase.Err() != nil {
 			return
 		}
 		in.do(ctx, a)
 	}
-	<-ctx.Done()
+	<-phase.Done()
 }
 
 // do carries out one action.
@@ -146,16 +150,15 @@ func (in *injector) do(ctx context.Context, a action) {
 			return
 		}
 		first := min(int(inj.target*float64(len(in.slowTargets))), len(in.slowTargets)-1)
-		in.wg.Go(func() { in.slowWatcher(ctx, first, inj.window) })
+		in.wg.Go(func() { in.slowWatcher(ctx, first) })
 	}
 }
 
-// whenWatched calls fault as soon as some informer has a watch open (at
-// most slowWatcherWait from now): right after a stall or a 429 burst every
-// informer may be between two watches, and a kill or a stall then hits
-// nothing.
+// whenWatched calls fault as soon as some informer has a watch open, however
+// long that takes (until ctx is done): right after a stall or a 429 burst
+// every informer may be between two watches, and a kill or a stall then
+// hits nothing.
 func (in *injector) whenWatched(ctx context.Context, fault func()) {
-	deadline := time.Now().Add(slowWatcherWait)
 	for {
 		v, err := in.debug.get(ctx)
 		if err != nil {
@@ -164,14 +167,14 @@ func (in *injector) whenWatched(ctx context.Context, fault func()) {
 			}
 			return
 		}
-		if v.openWatchers() > 0 || time.Now().After(deadline) {
+		if v.openWatchers() > 0 {
 			fault()
 			return
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(pollWatchers):
 		}
 	}
 }
@@ -186,18 +189,25 @@ func (in *injector) pick(infs []*observedInformer, frac float64) *observedInform
 // socket buffers are full: how much that takes depends on the kernel and
 // its congestion control, from a hundred KiB to several MiB), then small
 // updates, one frame each, to fill the queue, until the server closes a
-// watcher for being too slow or maxPause (below the clients' idle timeout)
-// has passed. Then the informer reads again, finds its stream ended and
-// must re-watch, or re-list if the watch cache's ring has moved past it.
+// watcher for being too slow. Then the informer reads again, finds its
+// stream ended and must re-watch, or re-list if the watch cache's ring has
+// moved past it.
+//
+// The watch may end some other way first: the server's watch timeout, a
+// kill, or the client's own idle timeout (Config.IdleWatchTimeout), whose
+// clock keeps running while the informer does not read, so on a busy
+// machine it can beat the server. The fault then tries again, on whichever
+// eligible informer has a watch open next, until the server closes one or
+// ctx is done.
 //
 // first is the informer the schedule picked; if it has no watch open (it
 // may be backing off after a 429, or re-listing after a 410), the next
 // eligible informer that has one is taken instead.
-func (in *injector) slowWatcher(ctx context.Context, first int, maxPause time.Duration) {
+func (in *injector) slowWatcher(ctx context.Context, first int) {
 	// One at a time: two would count the same closure twice.
 	in.slowMu.Lock()
 	defer in.slowMu.Unlock()
-	ok, err := in.slowWatcherAttempts(ctx, first, maxPause)
+	ok, err := in.slowWatcherAttempts(ctx, first)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		in.fail(err)
@@ -206,35 +216,32 @@ func (in *injector) slowWatcher(ctx context.Context, first int, maxPause time.Du
 	}
 }
 
-func (in *injector) slowWatcherAttempts(ctx context.Context, first int, maxPause time.Duration) (bool, error) {
+func (in *injector) slowWatcherAttempts(ctx context.Context, first int) (bool, error) {
 	before, err := in.debug.get(ctx)
 	if err != nil {
 		return false, err
 	}
 	sent, small := 0, 0
-	for attempt := 1; attempt <= slowWatcherAttempts; attempt++ {
+	for attempt := 1; ; attempt++ {
 		target, v, err := in.watchingTarget(ctx, first)
 		if err != nil {
+			in.logf("slow watcher: no watcher closed in %d attempt(s) (%d KiB and %d small writes): %v", attempt-1, sent>>10, small, err)
 			return false, err
 		}
-		if target == nil {
-			in.logf("slow watcher: no informer opened a watch within %v", slowWatcherWait)
-			continue
-		}
-		closed, err := in.starve(ctx, target, v, before.ClosedTooSlow, maxPause, &sent, &small)
+		closed, err := in.starve(ctx, target, v, before.ClosedTooSlow, &sent, &small)
 		if err != nil || closed {
+			if closed {
+				in.logf("slow watcher: closed by the server at attempt %d", attempt)
+			}
 			return closed, err
 		}
+		in.tr.Printf(layer, "slow watcher: %s's watch ended before the server closed it; trying again", target.name())
 	}
-	in.logf("slow watcher: no watcher closed (%d KiB and %d small writes)", sent>>10, small)
-	return false, nil
 }
 
 // watchingTarget returns the first eligible informer, from slowTargets[first]
-// on, that has a watch open, waiting for one at most slowWatcherWait; nil if
-// none had.
+// on, that has a watch open, waiting for one until ctx is done.
 func (in *injector) watchingTarget(ctx context.Context, first int) (*observedInformer, debugView, error) {
-	deadline := time.Now().Add(slowWatcherWait)
 	for {
 		v, err := in.debug.get(ctx)
 		if err != nil {
@@ -246,22 +253,19 @@ func (in *injector) watchingTarget(ctx context.Context, first int) (*observedInf
 				return o, v, nil
 			}
 		}
-		if time.Now().After(deadline) {
-			return nil, v, nil
-		}
 		select {
 		case <-ctx.Done():
 			return nil, v, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(pollWatchers):
 		}
 	}
 }
 
 // starve stops target reading and writes ballast until the server closes a
-// watcher as too slow (it reports true), the target's watch ends some other
-// way (a timeout, a kill: false, try again) or maxPause has passed. sent and
-// small count the ballast across attempts.
-func (in *injector) starve(ctx context.Context, target *observedInformer, v debugView, closedBefore int64, maxPause time.Duration, sent, small *int) (bool, error) {
+// watcher as too slow (it reports true) or the target's watch ends some
+// other way (a timeout, a kill, the client's idle timeout: false, try
+// again). sent and small count the ballast across attempts.
+func (in *injector) starve(ctx context.Context, target *observedInformer, v debugView, closedBefore int64, sent, small *int) (bool, error) {
 	g := target.lw.gate
 	g.close()
 	defer g.reopen()
@@ -279,9 +283,8 @@ func (in *injector) starve(ctx context.Context, target *observedInformer, v debu
 		}
 		return in.debug.waitDispatched(ctx, rev)
 	}
-	deadline := time.Now().Add(maxPause)
 	fillQueue := false // the socket is full: frames stay in the server's queue
-	for time.Now().Before(deadline) && v.watching(target.userAgent()) {
+	for v.watching(target.userAgent()) {
 		var err error
 		switch {
 		case !fillQueue && *sent < maxBallastBytes:
@@ -341,9 +344,21 @@ func (in *injector) writeBallast(ctx context.Context, ns, name, fill string) (in
 	return revisionOf(got), nil
 }
 
-// restore switches every fault off.
+// restore switches every fault off, waits for the faults still under way
+// (which then meet no watch timeout, delay or refusal the phase left
+// switched on), and switches off what they did meanwhile.
 func (in *injector) restore() {
+	in.switchOff()
 	in.wg.Wait()
+	in.switchOff()
+	for _, o := range in.informers {
+		o.lw.gate.reopen()
+	}
+	in.tr.Printf(layer, "every fault switched off")
+}
+
+// switchOff switches off every fault that stays on until switched off.
+func (in *injector) switchOff() {
 	f := in.srv.Faults()
 	f.SetWatchTimeout(0)
 	f.SetRequestDelay(0)
@@ -351,9 +366,7 @@ func (in *injector) restore() {
 	in.fail(f.FailResource(gr, http.StatusTooManyRequests, 0))
 	for _, o := range in.informers {
 		o.slow.setDelay(0)
-		o.lw.gate.reopen()
 	}
-	in.tr.Printf(layer, "every fault switched off")
 }
 
 func (in *injector) fail(err error) {
@@ -439,15 +452,14 @@ func (d *debugClient) get(ctx context.Context) (debugView, error) {
 
 // waitDispatched polls the debug view until the configmaps watch cache has
 // applied revision rev (and so, the dispatcher being quick, handed it to
-// the watchers), for at most dispatchWait; it returns the last view.
+// the watchers), or ctx is done; it returns the last view.
 func (d *debugClient) waitDispatched(ctx context.Context, rev int64) (debugView, error) {
-	deadline := time.Now().Add(dispatchWait)
 	for {
 		v, err := d.get(ctx)
 		if err != nil {
 			return v, err
 		}
-		if cur, _, _, _, _ := v.cache("configmaps"); cur >= rev || time.Now().After(deadline) {
+		if cur, _, _, _, _ := v.cache("configmaps"); cur >= rev {
 			return v, nil
 		}
 		select {
@@ -458,13 +470,12 @@ func (d *debugClient) waitDispatched(ctx context.Context, rev int64) (debugView,
 	}
 }
 
-// How a slow-watcher fault proceeds: it waits at most slowWatcherWait for
-// an informer to have a watch open, tries slowWatcherAttempts times, and
-// checks the server's state after every smallBatch small writes.
+// How the faults that wait for a watch poll the debug view, and how often a
+// slow-watcher fault checks the server's state: after every smallBatch
+// small writes.
 const (
-	slowWatcherWait     = 3 * time.Second
-	slowWatcherAttempts = 4
-	smallBatch          = 16
+	pollWatchers = 20 * time.Millisecond
+	smallBatch   = 16
 )
 
 // openWatchers counts the watches open on the configmaps watch cache.
@@ -490,9 +501,6 @@ func (v debugView) watching(userAgent string) bool {
 	}
 	return false
 }
-
-// dispatchWait bounds waitDispatched.
-const dispatchWait = 200 * time.Millisecond
 
 // queued is how many frames the server holds for the watches of the
 // client with this user agent.

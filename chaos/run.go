@@ -280,8 +280,10 @@ func (r *run) writePhase(ctx context.Context, rep Report) (Report, error) {
 	in := &injector{
 		srv: r.srv, st: r.srv.Store(), informers: r.informers, namespaces: r.namespaces,
 		debug: r.debug, tr: r.tr, logf: r.logf, ballast: ballastString(), watcherBuffer: cfg.WatcherBuffer,
-		// The slow watcher must stop reading for less than the idle
-		// timeout, or the client, not the server, ends the watch.
+		// A slow watcher's window spaces slow watchers apart: about how
+		// long one attempt can starve a watch before the client's idle
+		// timeout ends it (the fault then tries again until the server
+		// closes a watcher).
 		sched: schedule(cfg.Seed, cfg.Duration, *cfg.Faults, cfg.IdleWatchTimeout*3/4),
 	}
 	for _, o := range r.informers {
@@ -299,7 +301,7 @@ func (r *run) writePhase(ctx context.Context, rep Report) (Report, error) {
 	phase, endPhase := context.WithTimeout(ctx, cfg.Duration)
 	start := time.Now()
 	var wg sync.WaitGroup
-	wg.Go(func() { in.run(phase, start) })
+	wg.Go(func() { in.run(ctx, phase, start) })
 	for _, w := range writers {
 		wg.Go(func() { w.run(ctx, phase) })
 	}
