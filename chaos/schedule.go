@@ -71,7 +71,9 @@ type injection struct {
 	kind FaultKind
 	// window is how long a fault that is switched on stays on (watch
 	// timeout, request delay, 429/403, slow handler) or, for the slow
-	// watcher, the longest it may stop reading.
+	// watcher, about how long one attempt can stop reading before the
+	// client's idle timeout ends the watch (it only spaces slow watchers
+	// apart: the fault tries again until the server closes a watcher).
 	window time.Duration
 	// param is the fault's own duration: the shortened watch timeout, the
 	// request delay, the slow handler's delay per notification.
