@@ -87,11 +87,14 @@ func normalise(body []byte) []string {
 }
 
 func indented(v any) []string {
-	b, err := json.MarshalIndent(scrub(v, ""), "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep "<volatile>" readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(scrub(v, "")); err != nil {
 		return []string{err.Error()}
 	}
-	return strings.Split(string(b), "\n")
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
 func scrub(v any, key string) any {

@@ -114,7 +114,9 @@ func describeChunk(data []byte) string {
 			} `json:"object"`
 		}
 		if err := json.Unmarshal(line, &ev); err != nil || ev.Type == "" {
-			events = append(events, "(not a JSON watch event)")
+			// kube-apiserver writes through a buffer: one chunk can end
+			// inside an event that the next chunk finishes.
+			events = append(events, fmt.Sprintf("(%d bytes of an event cut by the chunk boundary)", len(line)))
 			continue
 		}
 		if ev.Type == "ERROR" {
