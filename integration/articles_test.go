@@ -18,20 +18,33 @@ import (
 // The first article (cited in docs/articles.md), replayed
 // against our apiserver over loopback. A real kube-apiserver ends a watch
 // that did not ask for a timeout after 30-60 minutes (--min-request-timeout
-// × (1 + rand)); here the fault switch makes that one second, so the bug
-// the article took half an hour to hit shows up at once.
+// × (1 + rand)); here the expire fault (Faults.ExpireWatches) makes that
+// moment come when the test says, through the same code path as the timer,
+// so the bug the article took half an hour to hit shows up at once, and a
+// busy machine cannot make the timeout come before the test's write is
+// delivered.
 
-// articleWatchTimeout is the server's watch timeout in these tests.
-const articleWatchTimeout = time.Second
-
-// articleServer starts an apiserver whose watches end after
-// articleWatchTimeout, and a client of it using transport tk.
+// articleServer starts an apiserver with the default watch timeout (half
+// an hour or more: it never passes during a test unless expired), and a
+// client of it using transport tk.
 func articleServer(t *testing.T, tk client.TransportKind) (*apiserver.Server, *client.ResourceClient) {
 	t.Helper()
 	srv := startServer(t, apiserver.Config{})
-	srv.Faults().SetWatchTimeout(articleWatchTimeout)
 	c := newClient(t, srv, client.Config{Transport: tk})
 	return srv, c.Resource(configMaps).Namespace("default")
+}
+
+// expireOnce ends the watch the consumer has open by its timeout, and
+// waits for the consumer to watch again. watches counts the watches the
+// consumer started; it counts one before the server has it, so the fault
+// is thrown again until the consumer's watch was there to be ended.
+func expireOnce(t *testing.T, srv *apiserver.Server, watches func() int64) {
+	t.Helper()
+	n := watches()
+	require.Eventually(t, func() bool {
+		srv.Faults().ExpireWatches()
+		return watches() > n
+	}, waitLong, tick, "the server's timeout should have ended watch %d", n)
 }
 
 // Version 1 of the article's loop: `case e, ok := <-w.ResultChan(): if !ok
@@ -41,7 +54,7 @@ func articleServer(t *testing.T, tk client.TransportKind) (*apiserver.Server, *c
 // the same resourceVersion shows the change did happen.
 func TestArticleNaiveLoopStopsAtServerTimeout(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
-		_, cms := articleServer(t, tk)
+		srv, cms := articleServer(t, tk)
 		ctx := testContext(t)
 		startRV := listResourceVersion(t, cms)
 		w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: startRV})
@@ -61,6 +74,8 @@ func TestArticleNaiveLoopStopsAtServerTimeout(t *testing.T) {
 					break loop // the article: `return`. Nothing more is ever handled.
 				}
 				seen = append(seen, describe(e))
+				// Half an hour passes: the server's timeout ends the watch.
+				srv.Faults().ExpireWatches()
 			case <-deadline:
 				require.FailNow(t, "the server never ended the watch")
 			}
@@ -86,7 +101,7 @@ func TestArticleNaiveLoopStopsAtServerTimeout(t *testing.T) {
 // bounded window after the close.
 func TestArticleContinueLoopSpins(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tk client.TransportKind) {
-		_, cms := articleServer(t, tk)
+		srv, cms := articleServer(t, tk)
 		ctx := testContext(t)
 		w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: listResourceVersion(t, cms)})
 		require.NoError(t, err)
@@ -128,6 +143,8 @@ func TestArticleContinueLoopSpins(t *testing.T) {
 					continue
 				}
 				seen = append(seen, describe(e))
+				// Half an hour passes: the server's timeout ends the watch.
+				srv.Faults().ExpireWatches()
 			case <-deadline:
 				require.FailNow(t, "the loop stopped spinning, or the server never ended the watch",
 					"%d receives from the closed channel", closedReceives)
@@ -221,8 +238,8 @@ func TestArticleRetryWatcherSeesEveryEvent(t *testing.T) {
 }
 
 // everyEventAcrossDisruptions writes a steady stream of changes while the
-// server ends the consumer's watch at least three times (its one-second
-// timeout) and then kills the connection, and checks that the consumer
+// server ends the consumer's watch three times (its timeout, expired by the
+// fault) and then kills the connection, and checks that the consumer
 // received exactly what was written: nothing missing, nothing twice, in
 // order. start starts the consumer from a resourceVersion and returns its
 // events and a count of the watches it has opened.
@@ -273,9 +290,14 @@ func everyEventAcrossDisruptions(t *testing.T, srv *apiserver.Server, cms *clien
 		return append([]string(nil), got...)
 	}
 
-	// Three server timeouts: the first watch plus three re-watches.
-	require.Eventually(t, func() bool { return watches() >= 4 }, waitLong, tick,
-		"the server's %v timeout should have ended the watch three times", articleWatchTimeout)
+	// Three server timeouts, each while changes are being written: the
+	// first watch plus three re-watches.
+	require.Eventually(t, func() bool { return watches() >= 1 }, waitLong, tick, "the consumer never watched")
+	for range 3 {
+		n := len(wr.events())
+		require.Eventually(t, func() bool { return len(wr.events()) > n }, waitLong, tick, "no change written")
+		expireOnce(t, srv, watches)
+	}
 	// A connection killed mid-stream (the article's tcpkill).
 	before := watches()
 	require.Eventually(t, func() bool { return srv.Faults().KillWatchConnections() > 0 }, waitLong, tick,

@@ -31,6 +31,7 @@ import (
 //	POST /faults/stall-watches                       open watches stop writing but stay open (half-open; over
 //	                                                 HTTP/2 the whole connection freezes, PINGs unanswered)
 //	POST /faults/watch-timeout?duration=10s          default watch timeout (0 restores MinRequestTimeout×(1+rand))
+//	POST /faults/expire-watches                      every open watch's timeout passes now: a clean end of stream
 //	POST /faults/bookmark-interval?duration=5s       periodic bookmark interval (0 restores the configured one)
 //	POST /faults/fail-resource?resource=configmaps&group=&code=429&duration=30s
 //	                                                 a resource answers 403 or 429 for a while
@@ -59,7 +60,11 @@ type Faults struct {
 	// connections the watch cache no longer knows about, the stalled ones.
 	kill chan struct{}
 	// held counts stalled connections being held open.
-	held             atomic.Int64
+	held atomic.Int64
+	// expire is cancelled by ExpireWatches, like kill is closed: watches
+	// started before hold it, later ones get the next context.
+	expire           context.Context
+	expireNow        context.CancelFunc
 	watchTimeout     time.Duration
 	bookmarkInterval time.Duration
 	delay            time.Duration
@@ -81,6 +86,7 @@ type Counts struct {
 	StreamKills int64 `json:"killWatchStreams"`
 	Killed      int64 `json:"watchesKilled"`
 	Compactions int64 `json:"compactions"`
+	Expiries    int64 `json:"expireWatches"`
 	Stalls      int64 `json:"stalls"`
 	Failures    int64 `json:"failedRequests"`
 }
@@ -90,8 +96,10 @@ type Counts struct {
 // the bookmark interval SetBookmarkInterval(0) restores; tracer narrates
 // every switch thrown.
 func New(reg *registry.Registry, st store.Interface, defaultBookmarks time.Duration, tracer *narrate.Tracer) *Faults {
-	return &Faults{reg: reg, store: st, tracer: tracer, defaultBookmarks: defaultBookmarks,
+	f := &Faults{reg: reg, store: st, tracer: tracer, defaultBookmarks: defaultBookmarks,
 		stall: make(chan struct{}), kill: make(chan struct{}), failing: map[api.GroupResource]resourceFailure{}}
+	f.expire, f.expireNow = context.WithCancel(context.Background())
+	return f
 }
 
 // KillWatchConnections drops every open watch connection abruptly, with no
@@ -207,6 +215,22 @@ func (f *Faults) SetWatchTimeout(d time.Duration) {
 	f.tracer.Printf(narrate.HTTP, "FAULT default watch timeout set to %s", d)
 }
 
+// ExpireWatches makes the timeout of every open watch pass now: each ends
+// exactly as its timer would have ended it (the same code path, a clean
+// end of the response, not a dropped connection), and the client re-watches.
+// Watches started later keep their own timeout. It lets a test or a
+// workshop decide when a watch times out rather than guess how long a
+// write and its delivery take; kube-apiserver has no such switch, only the
+// timer (see watchserver.Server.Timeout).
+func (f *Faults) ExpireWatches() {
+	f.mu.Lock()
+	f.expireNow()
+	f.expire, f.expireNow = context.WithCancel(context.Background())
+	f.counts.Expiries++
+	f.mu.Unlock()
+	f.tracer.Printf(narrate.HTTP, "FAULT the timeout of every open watch passed now")
+}
+
 // SetBookmarkInterval changes the periodic bookmark interval of every watch
 // cache; 0 restores Config.BookmarkInterval.
 func (f *Faults) SetBookmarkInterval(d time.Duration) {
@@ -259,6 +283,14 @@ func (f *Faults) KillChannel() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.kill
+}
+
+// ExpireContext is the context a new watch holds for ExpireWatches: it is
+// cancelled when the watch's timeout must pass at once.
+func (f *Faults) ExpireContext() context.Context {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.expire
 }
 
 // Held counts the stalled connections being held open; a watch that
@@ -381,6 +413,8 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		result["compactedRevision"] = f.CompactNow()
 	case "stall-watches":
 		f.StallWatches()
+	case "expire-watches":
+		f.ExpireWatches()
 	case "watch-timeout":
 		var d time.Duration
 		if d, err = duration(); err == nil {

@@ -31,8 +31,11 @@ type watch struct {
 	// the watch cache; a stalled connection, which has left the cache,
 	// hears of it here. held counts stalled connections while they are
 	// held.
-	kill   <-chan struct{}
-	held   *atomic.Int64
+	kill <-chan struct{}
+	held *atomic.Int64
+	// expire, once cancelled by the expire fault, ends the watch as its
+	// timeout does; nil when there is none.
+	expire context.Context
 	tracer *narrate.Tracer
 
 	// What the debug view shows of the watch. transport may change once,
@@ -91,7 +94,7 @@ func (wt *watch) pump(wr writer) {
 	// whose writer is stuck on a client that stopped reading stays
 	// registered past its deadline, so the dispatcher still closes it as
 	// too slow instead of queueing for it forever.
-	ctx, cancel := watchContext(wr.client(), wt.timeout)
+	ctx, cancel := watchContext(wr.client(), wt.timeout, wt.expire)
 	defer cancel()
 	for {
 		// The frames come in a pooled slice, given back once written: an
@@ -142,12 +145,28 @@ func (wt *watch) pump(wr writer) {
 	}
 }
 
-// watchContext bounds a watch by its timeout, if it has one.
-func watchContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout <= 0 {
-		return context.WithCancel(parent)
+// watchContext bounds a watch by its timeout, if it has one, and ends it
+// with the same cause when expire (the expire fault) is cancelled first.
+func watchContext(parent context.Context, timeout time.Duration, expire context.Context) (context.Context, context.CancelFunc) {
+	var (
+		ctx    context.Context
+		cancel context.CancelFunc
+	)
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(parent, timeout, errWatchTimeout)
+	} else {
+		ctx, cancel = context.WithCancel(parent)
 	}
-	return context.WithTimeoutCause(parent, timeout, errWatchTimeout)
+	if expire == nil {
+		return ctx, cancel
+	}
+	ctx, end := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(expire, func() { end(errWatchTimeout) })
+	return ctx, func() {
+		stop()
+		end(context.Canceled)
+		cancel()
+	}
 }
 
 // closed reports whether a fault's channel is closed, i.e. whether the

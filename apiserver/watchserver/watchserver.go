@@ -36,12 +36,14 @@ type Config struct {
 
 // Faults are the fault switches a watch obeys (package faults implements
 // them): the stall and kill channels it holds from its start, the count of
-// stalled connections held open, and an override of the default timeout.
+// stalled connections held open, an override of the default timeout, and
+// the context whose cancellation makes the watch's timeout pass at once.
 type Faults interface {
 	StallChannel() <-chan struct{}
 	KillChannel() <-chan struct{}
 	Held() *atomic.Int64
 	WatchTimeout() time.Duration
+	ExpireContext() context.Context
 }
 
 // Server is the WatchServer: it serves every watch request of an
@@ -244,6 +246,7 @@ func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration, req Re
 		userAgent: r.UserAgent(), started: time.Now(), contentType: headerJSON}
 	if f := s.cfg.Faults; f != nil {
 		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()
+		wt.expire = f.ExpireContext()
 	}
 	if enc := req.Encoding; enc != nil && !(enc.Binary && wt.transport == TransportH1Websocket) {
 		wt.encode = enc.NewFrame()
