@@ -140,6 +140,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 	assert.Equal(t, ts.revision(), ts.Store().CompactedRevision())
 	assert.Equal(t, float64(0), post("/faults/kill-watches")["killed"])
 	post("/faults/stall-watches")
+	post("/faults/expire-watches")
 	assert.Equal(t, "2s", post("/faults/watch-timeout?duration=2")["watchTimeout"])
 	assert.Equal(t, "500ms", post("/faults/bookmark-interval?duration=500ms")["bookmarkInterval"])
 	post("/faults/request-delay?duration=0s")
@@ -156,6 +157,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 	assert.Contains(t, state.Failing, "deployments.apps")
 	assert.Equal(t, int64(1), state.Counts.Compactions)
 	assert.Equal(t, int64(1), state.Counts.Stalls)
+	assert.Equal(t, int64(1), state.Counts.Expiries)
 
 	for path, code := range map[string]int{
 		"/faults/watch-timeout":                                     400,

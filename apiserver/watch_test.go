@@ -277,6 +277,22 @@ func TestFaultKillDropsStalledWatches(t *testing.T) {
 		safetyTimeout, 10*time.Millisecond, "no stalled connection is held any more")
 }
 
+// The expire fault ends an open watch as its timeout does: cleanly, after
+// the events it was sent; a watch opened later keeps its own timeout.
+func TestFaultExpireEndsWatchesCleanly(t *testing.T) {
+	ts := startServer(t, Config{})
+	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
+	ts.createConfigMap("default", "x", nil, nil)
+	requireEvent(t, w.next(), api.Added, "x")
+	ts.Faults().ExpireWatches()
+	require.NoError(t, w.ended(), "an expired watch ends cleanly, as at its timeout")
+
+	later := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
+	requireEvent(t, later.next(), api.Added, "x") // the state, as no resourceVersion was given
+	ts.createConfigMap("default", "y", nil, nil)
+	requireEvent(t, later.next(), api.Added, "y")
+}
+
 func TestFaultWatchTimeoutAndBookmarkInterval(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.Faults().SetWatchTimeout(time.Second)
