@@ -56,7 +56,7 @@ func FuzzDecodeObject(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = registry.ValidateMeta(res, obj)
+		_ = registry.Validate(res, obj)
 		out := obj.AppendJSON(nil)
 		if _, err := DecodeObject(res, out); err != nil {
 			t.Fatalf("our own encoding of an accepted object does not decode: %v\n%s", err, out)
