@@ -11,7 +11,11 @@
 // informer that is behind must not get a live object's dependents deleted.
 // All owners gone: the object is deleted (with a UID precondition, so a
 // new object of the same name is safe). Some gone: only their references
-// are removed.
+// are removed. An owner found on the server but not yet in its informer's
+// cache gets the dependent looked at again with backoff until the cache
+// has it (or the server says it is gone): only an owner the informer has
+// seen can tell of its deletion, as Kubernetes requeues an owner it has
+// not observed.
 //
 // It mirrors k8s.io/kubernetes/pkg/controller/garbagecollector, much
 // reduced: there is no dependency graph (the owner index stands in for

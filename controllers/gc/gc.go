@@ -158,17 +158,34 @@ func (g *Collector) reconcile(ctx context.Context, it item) error {
 		return nil // unreadable references are left alone, never guessed at
 	}
 	var alive, dangling []controllers.OwnerReference
+	unobserved := ""
 	for _, ref := range refs {
-		exists, err := g.ownerExists(ctx, obj, ref)
+		o, err := g.ownerExists(ctx, obj, ref)
 		if err != nil {
 			return err
 		}
-		if exists {
-			alive = append(alive, ref)
-		} else {
+		switch o {
+		case ownerGone:
 			dangling = append(dangling, ref)
+		case ownerOnServerOnly:
+			unobserved = ref.Kind + " " + ref.Name
+			fallthrough
+		default:
+			alive = append(alive, ref)
 		}
 	}
+	if err := g.collect(ctx, res, it.key, obj, refs, alive, dangling); err != nil {
+		return err
+	}
+	if unobserved != "" {
+		return fmt.Errorf("gc: %s %s: owner %s: %w", res.GVR.Resource, it.key, unobserved, errOwnerNotObserved)
+	}
+	return nil
+}
+
+// collect deletes obj when all its owners are gone, or removes the
+// references to the gone ones when some remain.
+func (g *Collector) collect(ctx context.Context, res Resource, key string, obj *api.Object, refs, alive, dangling []controllers.OwnerReference) error {
 	rc := g.opts.Client.Resource(res.GVR).Namespace(obj.Metadata.Namespace)
 	switch {
 	case len(dangling) == 0:
@@ -176,9 +193,9 @@ func (g *Collector) reconcile(ctx context.Context, it item) error {
 	case len(alive) == 0:
 		err := deleteDependent(ctx, rc, obj, refs)
 		if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
-			return fmt.Errorf("gc: deleting %s %s: %w", res.GVR.Resource, it.key, err)
+			return fmt.Errorf("gc: deleting %s %s: %w", res.GVR.Resource, key, err)
 		}
-		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: owner %s %s is gone: deleted", res.GVR.Resource, it.key, dangling[0].Kind, dangling[0].Name)
+		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: owner %s %s is gone: deleted", res.GVR.Resource, key, dangling[0].Kind, dangling[0].Name)
 		return nil
 	default:
 		// Some owners remain: only the references to the gone ones go.
@@ -189,9 +206,9 @@ func (g *Collector) reconcile(ctx context.Context, it item) error {
 			return err
 		}
 		if _, err := rc.Patch(ctx, obj.Metadata.Name, client.PatchTypeMerge, patch); err != nil && !client.IsNotFound(err) {
-			return fmt.Errorf("gc: removing dangling owners of %s %s: %w", res.GVR.Resource, it.key, err)
+			return fmt.Errorf("gc: removing dangling owners of %s %s: %w", res.GVR.Resource, key, err)
 		}
-		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: removed %d dangling owner reference(s)", res.GVR.Resource, it.key, len(dangling))
+		g.opts.Tracer.Printf(narrate.Controller, "gc: %s %s: removed %d dangling owner reference(s)", res.GVR.Resource, key, len(dangling))
 		return nil
 	}
 }
@@ -225,18 +242,45 @@ func deleteDependent(ctx context.Context, rc *client.ResourceClient, obj *api.Ob
 	return rc.Delete(ctx, obj.Metadata.Name, opts)
 }
 
+// ownerState is what the collector knows of one owner.
+type ownerState int
+
+const (
+	// ownerInCache: the owner's informer has it, with the referenced UID.
+	ownerInCache ownerState = iota
+	// ownerOnServerOnly: the informer does not have it, the server does.
+	ownerOnServerOnly
+	// ownerGone: the server has no object of that name and UID.
+	ownerGone
+)
+
+// errOwnerNotObserved asks for the dependent to be looked at again: one of
+// its owners exists on the server but its informer has not delivered it.
+// Only an owner the informer has seen tells the collector of its deletion
+// (its delete event, or a re-list's tombstone, queues its dependents). An
+// owner created and deleted while the informer was away (a watch cut, a
+// re-list that already lacks it) is never seen at all: nothing would queue
+// its dependents, and they would be left orphaned for good. So, as
+// Kubernetes' collector requeues a "virtual" owner node until an informer
+// event has observed it (attemptToDeleteWorker in
+// pkg/controller/garbagecollector/garbagecollector.go: "requeue if item
+// hasn't been observed via an informer event yet"), the dependent is
+// retried with backoff until the owner reaches the cache, or the server
+// says it is gone and the dependent is collected.
+var errOwnerNotObserved = errors.New("exists on the server but not yet in the informer's cache: looking again")
+
 // ownerExists looks ref up in the owner's cache and, when the cache does
 // not have it, on the server: a cache that has not caught up must never
 // get a live object's dependents deleted. Owners of kinds the collector
 // does not watch are assumed to exist.
-func (g *Collector) ownerExists(ctx context.Context, dep *api.Object, ref controllers.OwnerReference) (bool, error) {
+func (g *Collector) ownerExists(ctx context.Context, dep *api.Object, ref controllers.OwnerReference) (ownerState, error) {
 	i, ok := g.byKind[ref.APIVersion+"/"+ref.Kind]
 	if !ok {
 		if !strings.Contains(ref.APIVersion, "/") { // core group: "v1"
 			i, ok = g.byKind["v1/"+ref.Kind]
 		}
 		if !ok {
-			return true, nil
+			return ownerInCache, nil // not watched: nobody will tell of its deletion either
 		}
 	}
 	r := g.opts.Resources[i]
@@ -245,14 +289,16 @@ func (g *Collector) ownerExists(ctx context.Context, dep *api.Object, ref contro
 		ns, key = dep.Metadata.Namespace, dep.Metadata.Namespace+"/"+ref.Name
 	}
 	if o, ok := r.Informer.GetIndexer().GetByKey(key); ok && o.Metadata.UID == ref.UID {
-		return true, nil
+		return ownerInCache, nil
 	}
 	o, err := g.opts.Client.Resource(r.GVR).Namespace(ns).Get(ctx, ref.Name)
 	switch {
 	case client.IsNotFound(err):
-		return false, nil
+		return ownerGone, nil
 	case err != nil:
-		return false, fmt.Errorf("gc: looking up owner %s %s: %w", ref.Kind, ref.Name, err)
+		return ownerGone, fmt.Errorf("gc: looking up owner %s %s: %w", ref.Kind, ref.Name, err)
+	case o.Metadata.UID != ref.UID:
+		return ownerGone, nil
 	}
-	return o.Metadata.UID == ref.UID, nil
+	return ownerOnServerOnly, nil
 }
