@@ -51,7 +51,7 @@ func TestClientGoDynamicInformerOnACustomResource(t *testing.T) {
 	require.Eventually(t, func() bool {
 		code, _, _ := rawGet(t, srv.url, "/apis/interop.example.com/v1", nil)
 		return code == http.StatusOK
-	}, 10*time.Second, 10*time.Millisecond, "the resource appears in discovery")
+	}, safetyTimeout, 10*time.Millisecond, "the resource appears in discovery")
 
 	cfg := srv.restConfig()
 	dc, err := dynamic.NewForConfig(cfg)
@@ -90,7 +90,7 @@ func TestClientGoDynamicInformerOnACustomResource(t *testing.T) {
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	defer cancel()
-	syncCtx, syncCancel := context.WithTimeout(ctx, 20*time.Second)
+	syncCtx, syncCancel := context.WithTimeout(ctx, safetyTimeout)
 	defer syncCancel()
 	for gvr, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
 		require.True(t, ok, "%v did not sync", gvr)
@@ -108,7 +108,7 @@ func TestClientGoDynamicInformerOnACustomResource(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) >= len(want)
-	}, 10*time.Second, 10*time.Millisecond)
+	}, safetyTimeout, 10*time.Millisecond)
 	mu.Lock()
 	assert.Equal(t, want, seen[:len(want)])
 	mu.Unlock()
@@ -125,7 +125,7 @@ func TestClientGoDynamicInformerOnACustomResource(t *testing.T) {
 		defer mu.Unlock()
 		s := strings.Join(seen, ",")
 		return strings.Contains(s, "delete g1") && strings.Contains(s, "delete g3")
-	}, 10*time.Second, 10*time.Millisecond, "deleting the definition deletes its objects")
+	}, safetyTimeout, 10*time.Millisecond, "deleting the definition deletes its objects")
 }
 
 // TestKubectlOnACustomResource: kubectl creates the CRD, lists it in
@@ -143,7 +143,7 @@ func TestKubectlOnACustomResource(t *testing.T) {
 	require.Eventually(t, func() bool {
 		resources = k.run(t, "api-resources", "--api-group", "interop.example.com")
 		return strings.Contains(resources, "gadgets")
-	}, 10*time.Second, 50*time.Millisecond)
+	}, safetyTimeout, 50*time.Millisecond)
 	assert.Regexp(t, `gadgets\s+gd\s+interop.example.com/v1\s+true\s+Gadget`, resources)
 
 	obj := filepath.Join(dir, "g1.json")

@@ -84,7 +84,7 @@ type typedClient[T runtime.Object, L runtime.Object] interface {
 // crud drives one typed client through create, get, update, list, watch
 // and delete; newObj builds an object of the kind with the given name.
 func crud[T runtime.Object, L runtime.Object](t *testing.T, c typedClient[T, L], newObj func(name string) T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	created, err := c.Create(ctx, newObj("one"), metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -216,7 +216,7 @@ func TestDefaultContentConfigInformers(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	srv := startServer(t)
 	cs, _ := srv.defaultClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	const ns = "default"
 	_, err := cs.CoreV1().Pods(ns).Create(ctx, newPod("p0"), metav1.CreateOptions{})
@@ -260,5 +260,5 @@ func TestDefaultContentConfigInformers(t *testing.T) {
 		_, d1, _ := stores["d"].GetStore().GetByKey(ns + "/d1")
 		_, p0, _ := stores["p"].GetStore().GetByKey(ns + "/p0")
 		return c1 && d1 && !p0
-	}, 20*time.Second, 20*time.Millisecond, "the informers see the writes")
+	}, safetyTimeout, 20*time.Millisecond, "the informers see the writes")
 }

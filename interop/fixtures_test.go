@@ -200,7 +200,7 @@ func TestRecordedWatchStreamsDecode(t *testing.T) {
 
 			ours := client.NewStreamWatcher(io.NopCloser(bytes.NewReader(data)), nil)
 			var fromOurs []eventSummary
-			timeout := time.After(10 * time.Second)
+			timeout := time.After(safetyTimeout)
 		loop:
 			for {
 				select {
@@ -376,7 +376,7 @@ func TestServerWatchStreamsMatchRecordedShapes(t *testing.T) {
 
 	t.Run("watch-from-list-rv.jsonl", func(t *testing.T) {
 		rv := setup(t, "from-list")
-		got := streamWatch(t, srv.url, "/api/v1/namespaces/from-list/configmaps", q("watch", "1", "resourceVersion", rv, "timeoutSeconds", "10"), 4, func() {
+		got := streamWatch(t, srv.url, "/api/v1/namespaces/from-list/configmaps", q("watch", "1", "resourceVersion", rv, "timeoutSeconds", "300"), 4, func() {
 			_, err := w.CoreV1().ConfigMaps("from-list").Create(ctx, configMap("from-list", "w1", "1", map[string]string{"app": "demo"}), metav1.CreateOptions{})
 			require.NoError(t, err)
 			patch(t, "from-list", "w1", `{"data":{"k":"2"}}`)
@@ -387,30 +387,36 @@ func TestServerWatchStreamsMatchRecordedShapes(t *testing.T) {
 	})
 	t.Run("watch-no-rv-synthetic-added.jsonl", func(t *testing.T) {
 		setup(t, "no-rv")
-		got := streamWatch(t, srv.url, "/api/v1/namespaces/no-rv/configmaps", q("watch", "1", "timeoutSeconds", "10"), 3, func() {
+		got := streamWatch(t, srv.url, "/api/v1/namespaces/no-rv/configmaps", q("watch", "1", "timeoutSeconds", "300"), 3, func() {
 			patch(t, "no-rv", "gamma", `{"data":{"k":"g2"}}`)
 		})
 		compare(t, "watch-no-rv-synthetic-added.jsonl", got, 3)
 	})
 	t.Run("watch-rv0.jsonl", func(t *testing.T) {
 		setup(t, "rv0")
-		got := streamWatch(t, srv.url, "/api/v1/namespaces/rv0/configmaps", q("watch", "1", "resourceVersion", "0", "timeoutSeconds", "10"), 2, nil)
+		got := streamWatch(t, srv.url, "/api/v1/namespaces/rv0/configmaps", q("watch", "1", "resourceVersion", "0", "timeoutSeconds", "300"), 2, nil)
 		compare(t, "watch-rv0.jsonl", got, 2)
 	})
 	t.Run("watch-sendinitialevents.jsonl", func(t *testing.T) {
 		setup(t, "initial")
 		got := streamWatch(t, srv.url, "/api/v1/namespaces/initial/configmaps", q("watch", "1", "sendInitialEvents", "true",
-			"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true", "timeoutSeconds", "10"), 4, func() {
+			"resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true", "timeoutSeconds", "300"), 4, func() {
 			patch(t, "initial", "gamma", `{"data":{"k":"g3"}}`)
 		})
 		compare(t, "watch-sendinitialevents.jsonl", got, 4)
 	})
 	t.Run("watch-bookmarks-timeout5.jsonl", func(t *testing.T) {
 		rv := setup(t, "bookmarks")
-		// The real server sends a BOOKMARK 1-2 s before a timeoutSeconds
-		// deadline; with 3 s it arrives before the stream ends.
+		// The recording's BOOKMARK is the one the real server sends 1-2 s
+		// before a timeoutSeconds deadline. Its shape is what is compared,
+		// and a periodic BOOKMARK has the same; asking for frequent ones
+		// makes one follow the patch however late a busy machine writes it,
+		// where the pre-deadline one would race the patch (the watch cache's
+		// own tests check when that one is due).
+		srv.Faults().SetBookmarkInterval(100 * time.Millisecond)
+		t.Cleanup(func() { srv.Faults().SetBookmarkInterval(0) })
 		got := streamWatch(t, srv.url, "/api/v1/namespaces/bookmarks/configmaps", q("watch", "1", "allowWatchBookmarks", "true",
-			"resourceVersion", rv, "timeoutSeconds", "3"), 2, func() {
+			"resourceVersion", rv, "timeoutSeconds", "300"), 2, func() {
 			patch(t, "bookmarks", "alpha", `{"data":{"k":"v5"}}`)
 		})
 		compare(t, "watch-bookmarks-timeout5.jsonl", got, 2)
@@ -418,7 +424,7 @@ func TestServerWatchStreamsMatchRecordedShapes(t *testing.T) {
 	t.Run("watch-labelselector-transitions.jsonl", func(t *testing.T) {
 		rv := setup(t, "transitions")
 		got := streamWatch(t, srv.url, "/api/v1/namespaces/transitions/configmaps", q("watch", "1", "labelSelector", "app=selected",
-			"resourceVersion", rv, "timeoutSeconds", "10"), 5, func() {
+			"resourceVersion", rv, "timeoutSeconds", "300"), 5, func() {
 			_, err := w.CoreV1().ConfigMaps("transitions").Create(ctx, configMap("transitions", "sel", "1", map[string]string{"app": "selected"}), metav1.CreateOptions{})
 			require.NoError(t, err)
 			patch(t, "transitions", "sel", `{"data":{"k":"2"}}`)
@@ -437,7 +443,7 @@ func TestServerWatchStreamsMatchRecordedShapes(t *testing.T) {
 		_, err := w.CoreV1().ConfigMaps("too-old").Create(ctx, configMap("too-old", "newer", "1", nil), metav1.CreateOptions{})
 		require.NoError(t, err)
 		srv.Faults().CompactNow()
-		got := streamWatch(t, srv.url, "/api/v1/namespaces/too-old/configmaps", q("watch", "1", "resourceVersion", rv, "timeoutSeconds", "10"), -1, nil)
+		got := streamWatch(t, srv.url, "/api/v1/namespaces/too-old/configmaps", q("watch", "1", "resourceVersion", rv, "timeoutSeconds", "300"), -1, nil)
 		compare(t, "watch-410-too-old-rv.jsonl", got, 1)
 	})
 }
@@ -459,10 +465,11 @@ func splitLines(data []byte) ([][]byte, error) {
 // streamWatch opens a watch with the recorder's headers, checks the
 // response head like the recordings' (200, application/json, chunked),
 // runs during, and returns the first n events as raw bytes (n < 0: read to
-// the end of the stream).
+// the end of the stream). The callers' timeoutSeconds are long, so the
+// watch cannot end before a busy machine has written what it should carry.
 func streamWatch(t *testing.T, base, path string, query url.Values, n int, during func()) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path+"?"+query.Encode(), nil)
 	require.NoError(t, err)

@@ -30,6 +30,16 @@ type testServer struct {
 	url string
 }
 
+// safetyTimeout bounds every wait for an answer, an event or a state. It
+// only turns a hang into a failure, so it is generous: on a busy machine
+// under -race a correct server answers in far less, and it is no bound on
+// how fast anything must be.
+const safetyTimeout = 2 * time.Minute
+
+// testTimeout bounds a whole test that makes many requests in turn; like
+// safetyTimeout, only a hang gets near it.
+const testTimeout = 5 * time.Minute
+
 // serverOption adjusts the apiserver configuration of one test.
 type serverOption func(*apiserver.Config)
 
@@ -67,7 +77,7 @@ func startServer(t testing.TB, opts ...serverOption) *testServer {
 	srv, err := apiserver.Start(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 		defer cancel()
 		_ = srv.Stop(ctx)
 	})
@@ -333,7 +343,7 @@ func rawDo(t testing.TB, method, base, path string, query url.Values, contentTyp
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
 	require.NoError(t, err)

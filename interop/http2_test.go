@@ -37,7 +37,7 @@ func startTLSServer(t testing.TB) (*apiserver.Server, string) {
 	srv, err := apiserver.Start(context.Background(), apiserver.Config{Listen: "127.0.0.1:0", EnableFaults: true, SelfSignedTLS: true})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 		defer cancel()
 		_ = srv.Stop(ctx)
 	})
@@ -111,13 +111,13 @@ func TestClientGoOverHTTPSWithOurKubeconfig(t *testing.T) {
 	case ev := <-w.ResultChan():
 		assert.Equal(t, watch.Added, ev.Type)
 		assert.Equal(t, "b", ev.Object.(*corev1.ConfigMap).Name)
-	case <-time.After(10 * time.Second):
+	case <-time.After(safetyTimeout):
 		t.Fatal("no watch event")
 	}
 	select {
 	case name := <-added:
 		assert.Equal(t, "b", name)
-	case <-time.After(10 * time.Second):
+	case <-time.After(safetyTimeout):
 		t.Fatal("the informer saw nothing")
 	}
 	_, transports := watchesByConnection(t, srv)

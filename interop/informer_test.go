@@ -63,7 +63,7 @@ func TestClientGoInformerConverges(t *testing.T) {
 		cancel()
 		factory.Shutdown()
 	}()
-	syncCtx, syncCancel := context.WithTimeout(ctx, 20*time.Second)
+	syncCtx, syncCancel := context.WithTimeout(ctx, safetyTimeout)
 	defer syncCancel()
 	for typ, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
 		require.True(t, ok, "%v did not sync; requests:\n%s", typ, counter)
@@ -167,7 +167,7 @@ func waitConverged(t *testing.T, srv *testServer, r kubernetes.Interface, lister
 		}
 		handled = view.snapshot()
 		return equalMaps(want, cached) && equalMaps(want, handled)
-	}, 30*time.Second, 50*time.Millisecond)
+	}, safetyTimeout, 50*time.Millisecond)
 	if !ok {
 		_, _, debug := rawGet(t, srv.url, "/debug/listwatch", nil)
 		t.Logf("server debug view: %s", debug)

@@ -24,7 +24,7 @@ import (
 // stop function.
 func (k kubectl) getW(t *testing.T, args ...string) (waitFor func(re string) []string, stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	cmd := exec.CommandContext(ctx, k.bin, k.args(append(append([]string{"get"}, args...), "-w"))...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

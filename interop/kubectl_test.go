@@ -49,7 +49,7 @@ func (k kubectl) args(args []string) []string {
 // fails the test with stderr.
 func (k kubectl) run(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, k.bin, k.args(args)...)
 	var stdout, stderr bytes.Buffer
@@ -119,7 +119,7 @@ func TestKubectl(t *testing.T) {
 		assert.Equal(t, map[string]string{"k": "v"}, cm.Data)
 	})
 	t.Run("get -w", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, k.bin, k.args([]string{"get", "configmaps", "-w"})...)
 		stdout, err := cmd.StdoutPipe()

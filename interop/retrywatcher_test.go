@@ -25,7 +25,7 @@ func TestClientGoRetryWatcherAcrossTimeoutsAndKills(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	srv := startServer(t, withWatchTimeout(time.Second), withBookmarkInterval(500*time.Millisecond))
 	w := srv.writeClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	createNamespace(t, w, "retry")
 
@@ -47,7 +47,9 @@ func TestClientGoRetryWatcherAcrossTimeoutsAndKills(t *testing.T) {
 	}()
 
 	// One writer, so the server's order is the order written here. Writes
-	// are spread over ~5 s to span several watch timeouts.
+	// are spread over several watch timeouts: every fifth round waits until
+	// the RetryWatcher has opened another watch (waiting on that, not on a
+	// guessed time).
 	type change struct {
 		typ  watch.EventType
 		name string
@@ -84,8 +86,21 @@ func TestClientGoRetryWatcherAcrossTimeoutsAndKills(t *testing.T) {
 				// A forced connection kill on top of the timeouts.
 				srv.Faults().KillWatchConnections()
 			}
-			time.Sleep(200 * time.Millisecond)
+			if i%5 == 4 {
+				if err := waitForRewatch(ctx, counter); err != nil {
+					writerDone <- err
+					return
+				}
+			}
 		}
+		// A last write: the event after it must be its own, so nothing
+		// (no duplicate delivered late) came in between.
+		cm, err := cms.Create(ctx, configMap("retry", "last", "1", nil), metav1.CreateOptions{})
+		if err != nil {
+			writerDone <- err
+			return
+		}
+		changes <- change{watch.Added, "last", cm.ResourceVersion}
 		writerDone <- nil
 	}()
 
@@ -97,8 +112,8 @@ func TestClientGoRetryWatcherAcrossTimeoutsAndKills(t *testing.T) {
 		case e, ok := <-rw.ResultChan():
 			require.True(t, ok, "RetryWatcher stopped after %d events; requests:\n%s", n, counter)
 			ev = e
-		case <-time.After(15 * time.Second):
-			t.Fatalf("no event within 15s after %d events; requests:\n%s", n, counter)
+		case <-time.After(safetyTimeout):
+			t.Fatalf("no event within %s after %d events; requests:\n%s", safetyTimeout, n, counter)
 		}
 		cm, ok := ev.Object.(*corev1.ConfigMap)
 		require.True(t, ok, "event %d is %s %T: %v", n, ev.Type, ev.Object, ev.Object)
@@ -113,13 +128,23 @@ func TestClientGoRetryWatcherAcrossTimeoutsAndKills(t *testing.T) {
 		n++
 	}
 	require.NoError(t, <-writerDone)
-	// Nothing extra after the last write (no duplicate delivered late).
-	select {
-	case ev := <-rw.ResultChan():
-		t.Fatalf("unexpected extra event %s %v", ev.Type, ev.Object)
-	case <-time.After(300 * time.Millisecond):
-	}
 	assert.GreaterOrEqual(t, counter.watches.Load(), int64(4),
 		"the watch should have been re-opened several times (timeouts + kill):\n%s", counter)
 	t.Logf("%d events over %d watch requests", n, counter.watches.Load())
+}
+
+// waitForRewatch returns once the counted client has opened one more watch
+// than when it was called, or ctx's error.
+func waitForRewatch(ctx context.Context, counter *requestCounter) error {
+	before := counter.watches.Load()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for counter.watches.Load() <= before {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no new watch after %d: %w", before, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
 }

@@ -70,7 +70,7 @@ func TestSelectorsOnListAndWatch(t *testing.T) {
 	// Watches from "now", one per selector, then a scripted history.
 	list, err := r.CoreV1().ConfigMaps("sel").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, safetyTimeout)
 	defer cancel()
 	labelWatch, err := r.CoreV1().ConfigMaps("sel").Watch(wctx, metav1.ListOptions{
 		LabelSelector: "app=selected", ResourceVersion: list.ResourceVersion})

@@ -74,7 +74,7 @@ func TestWatchFromListResourceVersion(t *testing.T) {
 	list, err := r.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, list.Items, 1)
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, safetyTimeout)
 	defer cancel()
 	watcher, err := r.CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 	require.NoError(t, err)
@@ -140,7 +140,7 @@ func TestWatchFromCompactedResourceVersion(t *testing.T) {
 	compacted := srv.Faults().CompactNow()
 	require.Greater(t, compacted, mustRV(t, list.ResourceVersion))
 
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, safetyTimeout)
 	defer cancel()
 	watcher, err := r.CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 	if err != nil {
@@ -156,7 +156,7 @@ func TestWatchFromCompactedResourceVersion(t *testing.T) {
 	select {
 	case ev, ok := <-watcher.ResultChan():
 		assert.False(t, ok, "unexpected event after the 410: %v", ev)
-	case <-time.After(10 * time.Second):
+	case <-time.After(safetyTimeout):
 		t.Fatal("the stream did not end after the 410 ERROR event")
 	}
 }
@@ -168,8 +168,8 @@ func nextEvent(t testing.TB, w watch.Interface) watch.Event {
 	case ev, ok := <-w.ResultChan():
 		require.True(t, ok, "watch channel closed early")
 		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no watch event within 10s")
+	case <-time.After(safetyTimeout):
+		t.Fatalf("no watch event within %s", safetyTimeout)
 		return watch.Event{}
 	}
 }
@@ -192,7 +192,7 @@ func TestKillDropsStalledWatch(t *testing.T) {
 	ctx := context.Background()
 	list, err := r.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, safetyTimeout)
 	defer cancel()
 	watcher, err := r.CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 	require.NoError(t, err)
@@ -205,7 +205,7 @@ func TestKillDropsStalledWatch(t *testing.T) {
 	select {
 	case ev, ok := <-watcher.ResultChan():
 		assert.False(t, ok, "a stalled watch delivered %s after the stall", ev.Type)
-	case <-time.After(5 * time.Second):
+	case <-time.After(safetyTimeout):
 		t.Fatal("KillWatchConnections left the stalled watch connection open: the client still waits")
 	}
 }
