@@ -76,7 +76,7 @@ func TestWatchCacheOnEtcd(t *testing.T) {
 	// A live change through the same etcd watch.
 	b, err := s.Create(ctx, "/registry/configmaps/ns/b", configMap("ns", "b"))
 	require.NoError(t, err)
-	deadline, cancel := context.WithTimeout(ctx, 10*time.Second)
+	deadline, cancel := context.WithTimeout(ctx, safetyTimeout)
 	defer cancel()
 	for {
 		frames, err := w.Next(deadline, nil)

@@ -32,7 +32,7 @@ func runWithEtcd(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	srv, err := embedded.Start(ctx, embedded.Config{DataDir: dir, NoFsync: true, ProgressNotifyInterval: time.Second, LogLevel: "fatal"})
 	if err != nil {
@@ -52,10 +52,16 @@ func runWithEtcd(m *testing.M) int {
 	return m.Run()
 }
 
+// safetyTimeout bounds every wait for an answer, an event or a state. It
+// only turns a hang into a failure, so it is generous: on a busy machine
+// under -race etcd and the code on it answer in far less, and it is no
+// bound on how fast anything must be.
+const safetyTimeout = 2 * time.Minute
+
 // newStore returns a store on the shared etcd, closed with the test.
 func newStore(t *testing.T, opts etcd.Options) *etcd.Store {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	s, err := etcd.New(ctx, sharedClient, opts)
 	if err != nil {

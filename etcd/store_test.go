@@ -26,7 +26,7 @@ func TestPeriodicCompaction(t *testing.T) {
 	o, err := s.Create(context.Background(), "/registry/configmaps/ns/a", configMap("ns", "a"))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return s.CompactedRevision() >= rvOf(t, o) },
-		10*time.Second, 10*time.Millisecond, "compacted past the create")
+		safetyTimeout, 10*time.Millisecond, "compacted past the create")
 	_, err = s.List(context.Background(), "/registry/", store.ListOptions{Revision: rvOf(t, o) - 1})
 	require.ErrorIs(t, err, store.ErrCompacted)
 }

@@ -19,7 +19,7 @@ func Example() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
 	defer cancel()
 
 	member, err := embedded.Start(ctx, embedded.Config{DataDir: dir, NoFsync: true, LogLevel: "fatal"})

@@ -19,7 +19,9 @@ import (
 	"listwatch/informer"
 )
 
-const waitLong = 20 * time.Second
+// waitLong bounds every wait for the binary or a watch event. It only turns
+// a hang into a failure, so it is generous enough for a busy machine.
+const waitLong = 2 * time.Minute
 
 var configMapsGVR = api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 

@@ -51,8 +51,10 @@ func main() {
 	}
 }
 
-// waitLong bounds every wait of the demonstration.
-const waitLong = 20 * time.Second
+// waitLong bounds every wait of the demonstration. Each wait ends as soon
+// as what it waits for happens; the bound only turns a hang into an error,
+// so it is generous enough for a busy laptop.
+const waitLong = 2 * time.Minute
 
 var configMapsGVR = api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
@@ -69,7 +71,7 @@ func (r *replica) stop() {
 		return
 	}
 	r.done = true
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
 	_ = r.srv.Stop(ctx)
 	r.store.Close()
@@ -85,7 +87,7 @@ func run(ctx context.Context, out io.Writer, dataDir string, serve bool) error {
 		defer os.RemoveAll(dir)
 		dataDir = dir
 	}
-	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	startCtx, cancel := context.WithTimeout(ctx, waitLong)
 	defer cancel()
 
 	// 1. A three-member etcd cluster.
