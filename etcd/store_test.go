@@ -2,6 +2,7 @@ package etcd_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ func TestConformance(t *testing.T) {
 // With CompactionInterval the store compacts etcd by itself, one interval
 // behind the cluster's revision.
 func TestPeriodicCompaction(t *testing.T) {
-	s := newStore(t, etcd.Options{Prefix: "/periodic", CompactionInterval: 50 * time.Millisecond})
+	// A prefix of its own per run, so -count=N finds no key of the last.
+	s := newStore(t, etcd.Options{Prefix: fmt.Sprintf("/periodic-%d", time.Now().UnixNano()), CompactionInterval: 50 * time.Millisecond})
 	o, err := s.Create(context.Background(), "/registry/configmaps/ns/a", configMap("ns", "a"))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return s.CompactedRevision() >= rvOf(t, o) },
