@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
-	"listwatch/client"
-	"listwatch/controllers"
-	"listwatch/informer"
 	"listwatch/internal/leakcheck"
 )
 
@@ -68,31 +64,12 @@ func (s *adoptingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestCollectorDoesNotDeleteADependentAdoptedMeanwhile(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	srv := &adoptingServer{}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	c, err := client.New(client.Config{Host: hs.URL})
-	require.NoError(t, err)
-	sites := api.GroupVersionResource{Group: "workshop.example.com", Version: "v1", Resource: "websites"}
-	deps := api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	siteInf, err := informer.NewSharedIndexInformer(c.Resource(sites), informer.Options{})
-	require.NoError(t, err)
-	depInf, err := informer.NewSharedIndexInformer(c.Resource(deps), informer.Options{})
-	require.NoError(t, err)
-	g, err := New(Options{Client: c, Resources: []Resource{
-		{GVR: sites, Kind: "Website", Namespaced: true, Informer: siteInf},
-		{GVR: deps, Kind: "Deployment", Namespaced: true, Informer: depInf},
-	}})
-	require.NoError(t, err)
-	t.Cleanup(g.queue.ShutDown) // never Run: stop its queue's timer goroutine
-
 	// The cache: the Deployment as it was, owned by the old Website; no
 	// Website (the new one has not reached the cache either).
 	old := &api.Object{APIVersion: "apps/v1", Kind: "Deployment", Metadata: api.ObjectMeta{
 		Namespace: "default", Name: "w1", UID: "uid-dep", ResourceVersion: "5"}}
-	yes := true
-	require.NoError(t, controllers.SetOwnerReferences(old, []controllers.OwnerReference{
-		{APIVersion: "workshop.example.com/v1", Kind: "Website", Name: "w1", UID: "uid-old", Controller: &yes}}))
-	require.NoError(t, depInf.GetIndexer().Add(old))
+	deps := api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	g, _ := newStubCollector(t, srv, deps, "Deployment", old, "w1", "uid-old")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only turns a hang into a failure
 	defer cancel()

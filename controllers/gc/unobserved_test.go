@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -14,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
-	"listwatch/client"
-	"listwatch/controllers"
 	"listwatch/informer"
 	"listwatch/internal/leakcheck"
 )
@@ -106,27 +103,8 @@ func TestCollectorTrustsAnOwnerItHasObserved(t *testing.T) {
 // w3 (uid-w3); it returns the collector and the Websites' informer.
 func newFleetingCollector(t *testing.T, srv *fleetingOwnerServer) (*Collector, *informer.SharedIndexInformer) {
 	t.Helper()
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	c, err := client.New(client.Config{Host: hs.URL})
-	require.NoError(t, err)
-	sites := api.GroupVersionResource{Group: "workshop.example.com", Version: "v1", Resource: "websites"}
-	cms := api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	siteInf, err := informer.NewSharedIndexInformer(c.Resource(sites), informer.Options{})
-	require.NoError(t, err)
-	cmInf, err := informer.NewSharedIndexInformer(c.Resource(cms), informer.Options{})
-	require.NoError(t, err)
-	g, err := New(Options{Client: c, Resources: []Resource{
-		{GVR: sites, Kind: "Website", Namespaced: true, Informer: siteInf},
-		{GVR: cms, Kind: "ConfigMap", Namespaced: true, Informer: cmInf},
-	}})
-	require.NoError(t, err)
-	t.Cleanup(g.queue.ShutDown) // never Run: stop its queue's timer goroutine
 	cm := &api.Object{APIVersion: "v1", Kind: "ConfigMap", Metadata: api.ObjectMeta{
 		Namespace: "default", Name: "w3-content", UID: "uid-cm", ResourceVersion: "8"}}
-	yes := true
-	require.NoError(t, controllers.SetOwnerReferences(cm, []controllers.OwnerReference{
-		{APIVersion: "workshop.example.com/v1", Kind: "Website", Name: "w3", UID: "uid-w3", Controller: &yes}}))
-	require.NoError(t, cmInf.GetIndexer().Add(cm))
-	return g, siteInf
+	cms := api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	return newStubCollector(t, srv, cms, "ConfigMap", cm, "w3", "uid-w3")
 }
