@@ -67,6 +67,13 @@ func run(p *demo.Printer, queueKind string, history int, trace bool) error {
 			return err
 		}
 	}
+	// The Reflector lists at resourceVersion "0", which the watch cache may
+	// answer as it is, a moment behind the store. A consistent list (no
+	// resourceVersion) first waits for the cache to reach the store's
+	// revision, so the three creates are in the list the Reflector gets.
+	if _, err := cms.List(ctx, api.ListOptions{}); err != nil {
+		return err
+	}
 	p.Say("setup", "created ConfigMaps a, b and c before the Reflector starts")
 
 	// The consumer's cache. The queue consults it (KnownObjects) to know
