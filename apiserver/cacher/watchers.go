@@ -204,9 +204,14 @@ func (c *Cacher) unregister(w *CacheWatcher) {
 
 // terminateAll ends every registered watcher with err and returns how many.
 func (c *Cacher) terminateAll(err error) int {
+	c.watchers.mu.Lock()
+	defer c.watchers.mu.Unlock()
+	return c.terminateAllLocked(err)
+}
+
+// terminateAllLocked is terminateAll with c.watchers.mu held.
+func (c *Cacher) terminateAllLocked(err error) int {
 	ws := &c.watchers
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
 	n := 0
 	for ns, list := range ws.byNamespace {
 		for _, w := range list {
@@ -227,12 +232,33 @@ func (c *Cacher) terminateAll(err error) int {
 // clients see a broken stream, not a clean end, and must re-watch from the
 // last revision they saw.
 func (c *Cacher) KillWatchers() int {
-	n := c.terminateAll(ErrKilled)
-	c.counters.killed.Add(int64(n))
-	if c.tracing() {
-		c.trace("fault: killed %d watch connections", n)
+	return KillAll([]*Cacher{c})
+}
+
+// KillAll is KillWatchers over several caches at once, as the kill fault
+// needs: every cache's watcher set is locked before any watcher ends. A
+// killed HTTP/2 watch resets its whole connection, and the connection's
+// other watches then leave their caches; were the caches killed one after
+// the other, a watch of a later cache could leave before its kill and go
+// uncounted, and the fault's answer would depend on timing. The locks are
+// taken in the order of cs; nothing else holds two caches' watcher sets.
+func KillAll(cs []*Cacher) int {
+	for _, c := range cs {
+		c.watchers.mu.Lock()
 	}
-	return n
+	total := 0
+	for _, c := range cs {
+		n := c.terminateAllLocked(ErrKilled)
+		c.counters.killed.Add(int64(n))
+		if c.tracing() {
+			c.trace("fault: killed %d watch connections", n)
+		}
+		total += n
+	}
+	for i := len(cs) - 1; i >= 0; i-- {
+		cs[i].watchers.mu.Unlock()
+	}
+	return total
 }
 
 // watcherCount is how many watchers are open.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"listwatch/api"
+	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
 	"listwatch/narrate"
@@ -144,11 +145,12 @@ func (f *Faults) KillWatchStreams() int {
 // killWatchers ends every watcher of every watch cache with
 // cacher.ErrKilled: its writer drops it abruptly.
 func (f *Faults) killWatchers() int {
-	n := 0
-	for _, e := range f.reg.Entries() {
-		n += e.Cacher.KillWatchers()
+	entries := f.reg.Entries()
+	caches := make([]*cacher.Cacher, 0, len(entries))
+	for _, e := range entries {
+		caches = append(caches, e.Cacher)
 	}
-	return n
+	return cacher.KillAll(caches)
 }
 
 // compactTimeout bounds CompactNow's read of the store's revision (a
