@@ -91,7 +91,9 @@ func TestKubectlCreateGenerators(t *testing.T) {
 
 	assert.Contains(t, k.run("create", "deployment", "web", "--image=nginx"), "deployment.apps/web created")
 	d := ts.get("/apis/apps/v1/namespaces/default/deployments/web").object(t)
-	assert.JSONEq(t, `{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{}}`,
+	// kubectl sends "strategy":{}; the server defaults it (and the
+	// revision limit and progress deadline) as SetDefaults_Deployment does.
+	assert.JSONEq(t, `{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}},"revisionHistoryLimit":10,"progressDeadlineSeconds":600}`,
 		string(d.Get("spec")))
 
 	assert.Contains(t, k.run("create", "service", "clusterip", "s1", "--tcp=80:80"), "service/s1 created")

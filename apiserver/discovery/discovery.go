@@ -141,6 +141,7 @@ func Build(resources []*registry.Entry, address string, started time.Time) *Docs
 		}
 		d.Resources[gv] = &Doc{body: negotiation.MustJSON(doc)}
 	}
+	slices.SortStableFunc(groups, func(a, b string) int { return int(groupPriority(b) - groupPriority(a)) })
 	list := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
 	for _, g := range groups {
 		var versions []groupVersionForDiscovery
@@ -166,4 +167,24 @@ func (doc *Doc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	negotiation.WriteBody(w, http.StatusOK, append([]byte(nil), doc.body...), doc.alwaysPretty || negotiation.IsPretty(r))
+}
+
+// groupPriority orders the groups of /apis as kube-apiserver does, highest
+// first: the priorities of apiVersionPriorities in
+// cmd/kube-apiserver/app/aggregator.go and DefaultGenericAPIServicePriorities
+// in pkg/controlplane/apiserver/aggregator.go. A custom resource's group has
+// the priority a CRD's APIService gets (1000, pkg/controlplane/controller/crdregistration),
+// after every built-in group; groups of equal priority keep their order.
+func groupPriority(group string) int32 {
+	switch group {
+	case "apps":
+		return 17800
+	case "events.k8s.io":
+		return 17750
+	case "apiextensions.k8s.io":
+		return 16700
+	case "coordination.k8s.io":
+		return 16500
+	}
+	return 1000
 }

@@ -74,6 +74,11 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 		if res.Generation {
 			next.Metadata.Generation = 1
 		}
+		if res.Default != nil {
+			if err := res.Default(next); err != nil {
+				return nil, err
+			}
+		}
 		if err := registry.Validate(res, next); err != nil {
 			return nil, err
 		}

@@ -132,6 +132,13 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 	next.Metadata.CreationTimestamp = cur.Metadata.CreationTimestamp
 	registry.CarryDeletion(next, cur)
 	next.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
+	if res.Default != nil {
+		// Before the specs are compared: a default the client left out
+		// is no change (the real server defaults when it decodes).
+		if err := res.Default(next); err != nil {
+			return nil, err
+		}
+	}
 	if res.Generation {
 		next.Metadata.Generation = cur.Metadata.Generation
 		if !sameJSON(cur.Get("spec"), next.Get("spec")) {

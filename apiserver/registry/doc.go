@@ -1,6 +1,7 @@
 // Package registry is the server's table of resources: for each kind it
 // serves (namespaces, configmaps, secrets, pods, services, events,
-// deployments) everything routing, discovery, validation, Table output and
+// serviceaccounts, deployments, replicasets, events.k8s.io events, leases)
+// everything routing, discovery, defaulting, validation, Table output and
 // storage need to know, and, once the server runs, its watch cache.
 //
 // Where it sits in the data flow: the route table looks a path's resource
@@ -14,8 +15,12 @@
 // Files: resources.go is the one table (kinds, short names, verbs, name
 // rules, Table columns); registry.go finds entries by path or by group and
 // resource; names.go validates metadata and generates names; namespaces.go
-// gives namespaces their server-side fields; table.go turns objects into
-// meta.k8s.io Tables for kubectl get.
+// gives namespaces their server-side fields; defaults.go fills in the
+// fields a client may leave out (a Deployment's strategy); leases.go and
+// datakeys.go check kinds' own fields; eventsv1.go says how events.k8s.io
+// Events are kept; table.go turns objects into meta.k8s.io Tables for
+// kubectl get, with each kind's columns in printers.go and
+// printers_controllers.go.
 //
 // What it mirrors in Kubernetes: each pkg/registry/<group>/<resource>
 // package (its REST storage and strategy), registry/rest's name checks,

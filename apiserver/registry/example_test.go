@@ -19,5 +19,9 @@ func ExampleBuiltin() {
 	// v1 pods true /registry/pods/default/x
 	// v1 services true /registry/services/default/x
 	// v1 events true /registry/events/default/x
+	// v1 serviceaccounts true /registry/serviceaccounts/default/x
 	// apps/v1 deployments true /registry/deployments/default/x
+	// apps/v1 replicasets true /registry/replicasets/default/x
+	// events.k8s.io/v1 events true /registry/events.k8s.io/events/default/x
+	// coordination.k8s.io/v1 leases true /registry/leases/default/x
 }

@@ -18,9 +18,18 @@ import (
 
 // selectableFields are the fields of a kind, besides metadata.name and
 // metadata.namespace, that a field selector may name; ok is false for a
-// kind that registers no conversion of its own.
+// kind that registers no conversion of its own (ReplicaSet, Lease,
+// ServiceAccount: pkg/apis/apps/v1, coordination/v1 and core/v1 register
+// none for them).
 func (r *Resource) selectableFields() (fields []string, ok bool) {
-	if r.Group != "" {
+	switch {
+	case r.Group == "events.k8s.io" && r.Kind == "Event":
+		// AddFieldLabelConversionsForEvent (pkg/apis/events/v1/conversion.go):
+		// the core fields under this version's names; no "source".
+		return []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+			"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
+			"reason", "reportingController", "type"}, true
+	case r.Group != "":
 		return nil, false
 	}
 	switch r.Kind {
@@ -75,7 +84,12 @@ func (r *Resource) FieldMatcher(sel api.FieldSelector) func(*api.Object) bool {
 			case api.FieldMetadataNamespace:
 				have = o.Metadata.Namespace
 			case "source":
-				have = fieldText(o, "source.component")
+				// The core Event's source.component, else its
+				// reportingComponent (ToSelectableFields in
+				// pkg/registry/core/event/strategy.go).
+				if have = fieldText(o, "source.component"); have == "" {
+					have = fieldText(o, "reportingComponent")
+				}
 			default:
 				have = fieldText(o, req.Field)
 			}

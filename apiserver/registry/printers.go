@@ -65,23 +65,29 @@ var (
 		col("Available", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0,
 			func(o *api.Object) any { var n int64; field(o, &n, "status", "availableReplicas"); return n }),
 	}
-	deploymentWideColumns = []Column{
+	deploymentWideColumns = templateWideColumns("Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.")
+)
+
+// templateWideColumns are the priority-1 columns of a kind with a pod
+// template and a selector (Deployments, ReplicaSets): Containers, Images,
+// and Selector with the kind's own description.
+func templateWideColumns(selectorDescription string) []Column {
+	return []Column{
 		col("Containers", "Names of each container in the template.", 1, func(o *api.Object) any {
 			return strings.Join(templateContainers(o, "name"), ",")
 		}),
 		col("Images", "Images referenced by each container in the template.", 1, func(o *api.Object) any {
 			return strings.Join(templateContainers(o, "image"), ",")
 		}),
-		col("Selector", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", 1,
-			func(o *api.Object) any {
-				var sel labelSelector
-				if !field(o, &sel, "spec", "selector") {
-					return none
-				}
-				return sel.String()
-			}),
+		col("Selector", selectorDescription, 1, func(o *api.Object) any {
+			var sel labelSelector
+			if !field(o, &sel, "spec", "selector") {
+				return none
+			}
+			return sel.String()
+		}),
 	}
-)
+}
 
 // templateContainers lists one string field of each container of a
 // Deployment's pod template.

@@ -58,6 +58,17 @@ type Resource struct {
 	// WideColumns come after Age: the priority-1 columns kubectl shows
 	// with -o wide (a Deployment's Containers, Images, Selector).
 	WideColumns []Column
+	// OwnColumns, if set, are every Table column in order, for a kind
+	// whose table does not start with Name and end with Age (Events).
+	OwnColumns []Column
+	// Default fills in the defaults of an object about to be written, as
+	// the API's SetDefaults_<Kind> functions do when a request body is
+	// decoded (pkg/apis/<group>/v1/defaults.go), before anything compares
+	// or validates it.
+	Default func(obj *api.Object) error
+	// StoragePrefix, if set, replaces /registry/<resource>/ as the store
+	// prefix (see eventsV1).
+	StoragePrefix string
 	// PrepareCreate fills in what the server owns on create (a namespace's
 	// phase, finalizer and name label); it may return a Status error.
 	PrepareCreate func(obj *api.Object) error
@@ -86,9 +97,13 @@ const (
 func (r *Resource) HasSubresource(sub string) bool { return slices.Contains(r.Subresources, sub) }
 
 // Builtin is the one table of resources the server serves: core/v1
-// namespaces, configmaps, secrets, pods, services and events, and apps/v1
-// deployments. The facts (kinds, short names, verbs, categories, name rules)
-// are those of a real kube-apiserver v1.32's discovery documents.
+// namespaces, configmaps, secrets, pods, services, events and
+// serviceaccounts, apps/v1 deployments and replicasets, events.k8s.io/v1
+// events and coordination.k8s.io/v1 leases: what kube-controller-manager's
+// deployment, replicaset, garbage collector, namespace and serviceaccount
+// controllers and its leader election read and write. The facts (kinds,
+// short names, verbs, categories, name rules) are those of a real
+// kube-apiserver's discovery documents (discovery-*.json).
 func Builtin() []*Resource {
 	return []*Resource{
 		{
@@ -142,6 +157,13 @@ func Builtin() []*Resource {
 			Kind: "Event", ListKind: "EventList", ShortNames: []string{"ev"},
 			Namespaced: true, Verbs: AllVerbs,
 			ValidateName: validateDNS1123Subdomain,
+			OwnColumns:   eventColumns,
+		},
+		{
+			Version: "v1", Name: "serviceaccounts", SingularName: "serviceaccount",
+			Kind: "ServiceAccount", ListKind: "ServiceAccountList", ShortNames: []string{"sa"},
+			Namespaced: true, Verbs: AllVerbs,
+			ValidateName: validateDNS1123Subdomain,
 		},
 		{
 			Group: "apps", Version: "v1", Name: "deployments", SingularName: "deployment",
@@ -149,8 +171,28 @@ func Builtin() []*Resource {
 			Namespaced: true, Verbs: AllVerbs, Generation: true,
 			ValidateName: validateDNS1123Subdomain,
 			Subresources: []string{SubresourceStatus, SubresourceScale},
+			Default:      defaultDeployment,
 			Columns:      deploymentColumns,
 			WideColumns:  deploymentWideColumns,
+		},
+		{
+			Group: "apps", Version: "v1", Name: "replicasets", SingularName: "replicaset",
+			Kind: "ReplicaSet", ListKind: "ReplicaSetList", ShortNames: []string{"rs"}, Categories: []string{"all"},
+			Namespaced: true, Verbs: AllVerbs, Generation: true,
+			ValidateName: validateDNS1123Subdomain,
+			Subresources: []string{SubresourceStatus, SubresourceScale},
+			Default:      defaultReplicaSet,
+			Columns:      replicaSetColumns,
+			WideColumns:  replicaSetWideColumns,
+		},
+		eventsV1(),
+		{
+			Group: "coordination.k8s.io", Version: "v1", Name: "leases", SingularName: "lease",
+			Kind: "Lease", ListKind: "LeaseList",
+			Namespaced: true, Verbs: AllVerbs,
+			ValidateName:   validateDNS1123Subdomain,
+			ValidateFields: validateLease,
+			Columns:        leaseColumns,
 		},
 	}
 }
@@ -175,7 +217,12 @@ func (r *Resource) APIVersion() string {
 
 // Prefix is the store prefix of every object of the resource, as
 // kube-apiserver lays out etcd: /registry/<resource>/.
-func (r *Resource) Prefix() string { return "/registry/" + r.Name + "/" }
+func (r *Resource) Prefix() string {
+	if r.StoragePrefix != "" {
+		return r.StoragePrefix
+	}
+	return "/registry/" + r.Name + "/"
+}
 
 // CollectionPrefix is the store prefix of one namespace's objects, or of
 // all objects when ns is empty.

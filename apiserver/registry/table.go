@@ -95,6 +95,13 @@ type tableRow struct {
 // columnDefs returns the resource's columns: Name, its own, Age, then
 // the wide ones.
 func (r *Resource) columnDefs() []tableColumn {
+	if r.OwnColumns != nil {
+		defs := make([]tableColumn, 0, len(r.OwnColumns))
+		for _, c := range r.OwnColumns {
+			defs = append(defs, c.def)
+		}
+		return defs
+	}
 	defs := make([]tableColumn, 0, len(r.Columns)+len(r.WideColumns)+2)
 	defs = append(defs, nameColumnDef)
 	for _, c := range r.Columns {
@@ -111,6 +118,13 @@ func (r *Resource) columnDefs() []tableColumn {
 
 // tableRow builds the row of one object.
 func (r *Resource) tableRow(o *api.Object, now time.Time) tableRow {
+	if r.OwnColumns != nil {
+		cells := make([]any, 0, len(r.OwnColumns))
+		for _, c := range r.OwnColumns {
+			cells = append(cells, c.cell(o))
+		}
+		return tableRow{Cells: cells, Object: partialObjectMetadata(o, tableGroupVersion)}
+	}
 	cells := make([]any, 0, len(r.Columns)+2)
 	cells = append(cells, o.Metadata.Name)
 	for _, c := range r.Columns {
