@@ -22,7 +22,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -33,6 +35,8 @@ var protoFiles = []string{
 	"k8s.io/api/core/v1/generated.proto",
 	"k8s.io/api/apps/v1/generated.proto",
 	"k8s.io/api/autoscaling/v1/generated.proto",
+	"k8s.io/api/coordination/v1/generated.proto",
+	"k8s.io/api/events/v1/generated.proto",
 	"k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto",
 }
 
@@ -47,7 +51,11 @@ var rootTypes = []any{
 	corev1.Pod{}, corev1.PodList{},
 	corev1.Service{}, corev1.ServiceList{},
 	corev1.Event{}, corev1.EventList{},
+	corev1.ServiceAccount{}, corev1.ServiceAccountList{},
 	appsv1.Deployment{}, appsv1.DeploymentList{},
+	appsv1.ReplicaSet{}, appsv1.ReplicaSetList{},
+	eventsv1.Event{}, eventsv1.EventList{},
+	coordinationv1.Lease{}, coordinationv1.LeaseList{},
 	autoscalingv1.Scale{},
 	metav1.Status{}, metav1.DeleteOptions{}, metav1.WatchEvent{},
 	metav1.List{}, metav1.PartialObjectMetadata{}, metav1.PartialObjectMetadataList{},
