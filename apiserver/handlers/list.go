@@ -62,6 +62,10 @@ func (h *Handlers) serveList(w http.ResponseWriter, r *http.Request, ri RequestI
 		return
 	}
 	defer release()
+	if out.Metadata != "" {
+		negotiation.WritePartialList(w, r, out, lr.meta, lr.items)
+		return
+	}
 	if out.Table != "" {
 		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, time.Now()))
 		return

@@ -45,6 +45,18 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 // that has a protobuf message, else the cacher's JSON frames as they are.
 func (h *Handlers) watchEncoding(res *registry.Resource, out negotiation.Output) *watchserver.Encoding {
 	switch {
+	case out.Metadata != "":
+		// The garbage collector's metadata informers: each event's
+		// object reduced to its metadata, then protobuf if asked.
+		partial := negotiation.PartialWatchFrame(out.MetadataVersion)
+		if out.Protobuf {
+			return &watchserver.Encoding{ContentType: negotiation.ProtobufWatchContentType, Binary: true,
+				NewFrame: func() func([]byte) []byte {
+					return func(f []byte) []byte { return negotiation.ProtobufWatchFrame(partial(f)) }
+				}}
+		}
+		return &watchserver.Encoding{ContentType: negotiation.JSONContentType,
+			NewFrame: func() func([]byte) []byte { return partial }}
 	case out.Table != "":
 		// kubectl get -w: each event a Table of one row, as the real
 		// server streams it (watch-table-kubectl-get-w.jsonl).

@@ -14,19 +14,22 @@ func TestNegotiation(t *testing.T) {
 	cases := map[string]struct {
 		table    string
 		protobuf bool
+		metadata string
 		fails    bool
 	}{
 		"":                 {},
 		"*/*":              {},
 		"application/json": {},
-		"application/vnd.kubernetes.protobuf,application/json":                                  {protobuf: true},
-		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json":                         {table: "meta.k8s.io/v1"},
-		"application/json;as=Table;v=v1beta1;g=meta.k8s.io":                                     {table: "meta.k8s.io/v1beta1"},
-		"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json":     {},
-		"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json": {},
-		"application/vnd.kubernetes.protobuf":                                                   {protobuf: true},
-		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json":      {},
-		"application/json,application/vnd.kubernetes.protobuf":                                  {},
+		"application/vnd.kubernetes.protobuf,application/json":                              {protobuf: true},
+		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json":                     {table: "meta.k8s.io/v1"},
+		"application/json;as=Table;v=v1beta1;g=meta.k8s.io":                                 {table: "meta.k8s.io/v1beta1"},
+		"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json": {metadata: "PartialObjectMetadataList"},
+		"application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json": {protobuf: true, metadata: "PartialObjectMetadata"},
+		"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2,application/json":                                                                                 {},
+		"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json":                                                                         {},
+		"application/vnd.kubernetes.protobuf":                                              {protobuf: true},
+		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json": {},
+		"application/json,application/vnd.kubernetes.protobuf":                             {},
 		"application/yaml": {fails: true},
 		"application/json;as=Table;v=v2;g=meta.k8s.io": {fails: true},
 	}
@@ -41,6 +44,7 @@ func TestNegotiation(t *testing.T) {
 		require.NoError(t, err, accept)
 		assert.Equal(t, c.table, out.Table, accept)
 		assert.Equal(t, c.protobuf, out.Protobuf, accept)
+		assert.Equal(t, c.metadata, out.Metadata, accept)
 	}
 }
 

@@ -35,6 +35,10 @@ type Output struct {
 	// default for built-in kinds). Bodies the protobuf schema has no
 	// message for are still written as JSON.
 	Protobuf bool
+	// Metadata: answer with metadata only (partial.go), as
+	// PartialObjectMetadata or PartialObjectMetadataList of
+	// MetadataVersion (meta.k8s.io/v1 or v1beta1); empty for the objects.
+	Metadata, MetadataVersion string
 }
 
 // NegotiateOutput picks the first media range of the Accept header that the
@@ -57,8 +61,13 @@ func NegotiateOutput(r *http.Request) (Output, error) {
 		case ProtobufContentType:
 			// A protobuf Table (as=Table) is not something we write;
 			// the next range may be.
-			if params["as"] == "" {
+			switch params["as"] {
+			case "":
 				return Output{Protobuf: true}, nil
+			case PartialObjectMetadata, PartialObjectMetadataList:
+				if isMetaV1(params) {
+					return Output{Protobuf: true, Metadata: params["as"], MetadataVersion: "meta.k8s.io/" + params["v"]}, nil
+				}
 			}
 			continue
 		default:
@@ -67,13 +76,21 @@ func NegotiateOutput(r *http.Request) (Output, error) {
 		switch as := params["as"]; {
 		case as == "":
 			return Output{}, nil
-		case as == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1"):
+		case as == "Table" && isMetaV1(params):
 			return Output{Table: "meta.k8s.io/" + params["v"]}, nil
+		case (as == PartialObjectMetadata || as == PartialObjectMetadataList) && isMetaV1(params):
+			return Output{Metadata: as, MetadataVersion: "meta.k8s.io/" + params["v"]}, nil
 		}
 	}
 	return Output{}, &api.Status{Kind: "Status", APIVersion: "v1", Status: api.StatusFailure,
 		Message: "only the following media types are accepted: " + JSONContentType + ", " + ProtobufContentType,
 		Reason:  api.ReasonNotAcceptable, Code: http.StatusNotAcceptable}
+}
+
+// isMetaV1 reports whether a media range's group version is meta.k8s.io
+// v1 or v1beta1, where Table and PartialObjectMetadata live.
+func isMetaV1(params map[string]string) bool {
+	return params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1")
 }
 
 // IsPretty reports whether to indent the response: ?pretty=<true>, or no
@@ -131,8 +148,17 @@ func WriteBody(w http.ResponseWriter, code int, body []byte, pretty bool) {
 	_, _ = w.Write(body)
 }
 
-// WriteObject writes one object (get, create, update, patch, delete).
+// WriteObject writes one object (get, create, update, patch, delete), or
+// only its metadata when the client asked for that (partial.go).
 func WriteObject(w http.ResponseWriter, r *http.Request, code int, obj *api.Object) {
+	if out, err := NegotiateOutput(r); err == nil && out.Metadata != "" {
+		partial, st := partialObject(out, obj)
+		if st != nil {
+			WriteStatus(w, r, st)
+			return
+		}
+		obj = partial
+	}
 	WriteJSON(w, r, code, obj.AppendJSON(make([]byte, 0, 1024)))
 }
 
