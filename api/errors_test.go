@@ -167,6 +167,10 @@ func TestNewInvalidListsCauses(t *testing.T) {
 	}
 }
 
+func ptrTo[T any](v T) *T { return &v }
+
+// The wording of field.Error in k8s.io/apimachinery v0.37.2
+// (pkg/util/validation/field/errors.go, ErrorBody).
 func TestFieldCauseWording(t *testing.T) {
 	n := int64(5)
 	var nilPtr *int64
@@ -180,7 +184,13 @@ func TestFieldCauseWording(t *testing.T) {
 		{FieldInvalid("f", nilPtr, "x"), `f: Invalid value: null: x`},
 		{FieldInvalid("f", nil, "x"), `f: Invalid value: null: x`},
 		{FieldInvalid("f", true, "x"), `f: Invalid value: true: x`},
-		{FieldInvalid("f", []string{"a"}, "x"), `f: Invalid value: []string{"a"}: x`},
+		// Anything else is JSON in 1.37 (1.32 printed Go
+		// syntax, []string{"a"}).
+		{FieldInvalid("f", []string{"a"}, "x"), `f: Invalid value: ["a"]: x`},
+		{FieldInvalid("f", map[string]string{"app": "d"}, "x"), `f: Invalid value: {"app":"d"}: x`},
+		{FieldNotSupported("dryRun", []string{"bogus"}, []string{"All"}), `dryRun: Unsupported value: ["bogus"]: supported values: "All"`},
+		{FieldInvalid("f", ptrTo("<a>"), ""), `f: Invalid value: "\u003ca\u003e"`},
+		{FieldInvalid("f", 7, ""), `f: Invalid value: 7`},
 		{FieldRequired("f", ""), `f: Required value`},
 		{FieldForbidden("f", "no"), `f: Forbidden: no`},
 		{FieldNotSupported("f", "x", nil), `f: Unsupported value: "x"`},

@@ -1,8 +1,8 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 )
@@ -57,28 +57,27 @@ func withDetail(s, detail string) string {
 	return s + ": " + detail
 }
 
-// formatBadValue prints a rejected value the way field.Error does: nil as
-// null, strings quoted, simple scalars plain, anything else as Go syntax.
+// formatBadValue prints a rejected value the way field.Error's ErrorBody
+// does in k8s.io/apimachinery v0.37.2 (pkg/util/validation/field/errors.go):
+// simple scalars plain, strings quoted, anything else as JSON
+// (`Unsupported value: ["bogus"]`, `Invalid value: {"app":"d"}`; a nil
+// pointer is null), and only what JSON cannot encode as its String() or,
+// last, Go syntax. (Kubernetes 1.32 printed everything that is not a
+// scalar or a string as Go syntax: []string{"bogus"}.)
 func formatBadValue(v any) string {
-	if v == nil {
-		return "null"
-	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return "null"
-		}
-		v = rv.Elem().Interface()
-	}
 	switch t := v.(type) {
 	case int64, int32, float64, float32, bool:
 		return fmt.Sprint(t)
 	case string:
 		return strconv.Quote(t)
-	case fmt.Stringer:
-		return t.String()
-	default:
-		return fmt.Sprintf("%#v", t)
 	}
+	if b, err := json.Marshal(v); err == nil {
+		return string(b)
+	}
+	if s, ok := v.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprintf("%#v", v)
 }
 
 // aggregate joins error messages the way Kubernetes' errors.Aggregate does:

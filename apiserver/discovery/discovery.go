@@ -93,19 +93,27 @@ type apiGroupList struct {
 }
 
 // versionInfo is /version: what `kubectl version` prints. We claim the
-// Kubernetes minor version whose wire behaviour the server follows, so
+// Kubernetes release whose wire behaviour the server follows, 1.37.2, so
 // kubectl does not warn about version skew, and say what we are in
-// gitVersion's build metadata.
+// gitVersion's build metadata. The emulation and minimum-compatibility
+// versions are the ones kube-apiserver 1.37.2 reports by default (its
+// binary version, and the minor before it): version.Info in
+// k8s.io/apimachinery/pkg/version/types.go, the answer in
+// docs/reference.md.
 type versionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
+	Major                 string `json:"major"`
+	Minor                 string `json:"minor"`
+	EmulationMajor        string `json:"emulationMajor"`
+	EmulationMinor        string `json:"emulationMinor"`
+	MinCompatibilityMajor string `json:"minCompatibilityMajor"`
+	MinCompatibilityMinor string `json:"minCompatibilityMinor"`
+	GitVersion            string `json:"gitVersion"`
+	GitCommit             string `json:"gitCommit"`
+	GitTreeState          string `json:"gitTreeState"`
+	BuildDate             string `json:"buildDate"`
+	GoVersion             string `json:"goVersion"`
+	Compiler              string `json:"compiler"`
+	Platform              string `json:"platform"`
 }
 
 // Build encodes every discovery document for the resources served at
@@ -113,7 +121,9 @@ type versionInfo struct {
 func Build(resources []*registry.Entry, address string, started time.Time) *Docs {
 	d := &Docs{Groups: map[string]*Doc{}, Resources: map[string]*Doc{}}
 	d.Version = &Doc{alwaysPretty: true, body: negotiation.MustJSON(versionInfo{
-		Major: "1", Minor: "32", GitVersion: "v1.32.0+listwatch", GitCommit: "listwatch", GitTreeState: "clean",
+		Major: "1", Minor: "37", EmulationMajor: "1", EmulationMinor: "37",
+		MinCompatibilityMajor: "1", MinCompatibilityMinor: "36",
+		GitVersion: "v1.37.2+listwatch", GitCommit: "listwatch", GitTreeState: "clean",
 		BuildDate: started.UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Compiler: runtime.Compiler,
 		Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	})}

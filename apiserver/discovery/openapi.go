@@ -110,7 +110,7 @@ func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 		gvPath := openAPIPath(res)
 		doc := docs[gvPath]
 		if doc == nil {
-			doc = &openAPIDoc{OpenAPI: "3.0.0", Info: map[string]string{"title": "Kubernetes (listwatch)", "version": "v1.32.0"},
+			doc = &openAPIDoc{OpenAPI: "3.0.0", Info: map[string]string{"title": "Kubernetes (listwatch)", "version": "v1.37.2"},
 				Paths: map[string]openAPIPathItem{}, Components: components(gvPath)}
 			docs[gvPath] = doc
 			disco.Paths[gvPath] = openAPIGroupVersion{ServerRelativeURL: OpenAPIPrefix + "/" + gvPath}

@@ -15,9 +15,10 @@ import (
 	"listwatch/store"
 )
 
-// LIST: GET on a collection. Which copy of the data answers depends on
-// resourceVersion, exactly as in the table "Semantics for get and list" of
-// the Kubernetes API concepts doc (and cacher/delegator ShouldDelegateList):
+// LIST: GET on a collection. What is read, and at which revision, depends
+// on resourceVersion exactly as in the table "Semantics for get and list" of
+// the Kubernetes API concepts doc (cacher/delegator/interface.go
+// ShouldDelegateList); which copy of the data answers is ours:
 //
 //	resourceVersion   resourceVersionMatch   limit   served by
 //	unset             -                      any     the store, current revision (a consistent read), paged
@@ -27,6 +28,13 @@ import (
 //	N                 unset                  >0      the store at exactly revision N (legacy exact), paged
 //	N                 Exact                  any     the store at exactly revision N (410 if compacted), paged
 //	continue=<token>  -                      any     the store at the token's revision (410 if compacted)
+//
+// kube-apiserver 1.37 answers the rows that say "the store" from its watch
+// cache as well: a consistent list once the cache has caught up with etcd's
+// current revision, an exact revision or a continue token from the cache's
+// snapshot at that revision while it has one (storage/cacher/delegator.go
+// CacheDelegator.GetList; docs/03-apiserver-and-watch-cache.md). The
+// answers are the same; here the store does the work.
 //
 // Kubernetes: handlers/get.go ListResource, registry/generic/registry/store.go
 // List, storage/cacher GetList, storage/etcd3 store.GetList.
@@ -105,7 +113,7 @@ func (h *Handlers) list(ctx context.Context, ri RequestInfo, p listParams) (*lis
 		return h.listStore(ctx, ri, p, 0, "")
 	}
 
-	rv, err := parseResourceVersion(p.resourceVersion)
+	rv, err := listResourceVersion(p.resourceVersion)
 	if err != nil {
 		return nil, err
 	}

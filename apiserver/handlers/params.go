@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -14,10 +15,13 @@ import (
 // The query of a list or watch, parsed and checked as kube-apiserver does
 // (handlers/get.go listOpts, meta/internalversion/validation): numbers that
 // do not parse are 400, forbidden combinations are 422 Invalid ListOptions
-// naming the field, selectors that do not parse are 400, and a
-// resourceVersion that is not a number is, surprisingly, a 500
-// (error-500-list-bad-rv.json) because the real server only notices in its
-// storage layer.
+// naming the field, and selectors that do not parse are 400. A
+// resourceVersion that is not a number is noticed only in the storage
+// layer: a LIST's is 400 BadRequest "invalid resource version: ..."
+// (storage.ValidateListOptions, which kube-apiserver 1.37's
+// cacher/delegator.go GetList calls first), while a GET's or a WATCH's is,
+// surprisingly, a 500 (error-500-watch-bad-rv.json): the versioner's
+// InvalidError reaches the client as an internal error.
 
 // listParams is a list or watch request's query.
 type listParams struct {
@@ -194,8 +198,8 @@ func exactNameTerm(selector string) (string, bool) {
 }
 
 // parseResourceVersion parses a resourceVersion query value. A value that is
-// not a decimal revision is the 500 a real kube-apiserver answers,
-// word for word.
+// not a decimal revision is the 500 a real kube-apiserver answers to a GET
+// or a WATCH, word for word (a LIST wraps it: listResourceVersion).
 func parseResourceVersion(rv string) (int64, error) {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err == nil && n > math.MaxInt64 {
@@ -207,6 +211,19 @@ func parseResourceVersion(rv string) (int64, error) {
 			Code:    500}
 	}
 	return int64(n), nil
+}
+
+// listResourceVersion parses a LIST's resourceVersion: the same parse, but
+// a value that is not a number is 400 BadRequest, "invalid resource
+// version: " and the versioner's message, as storage.ValidateListOptions
+// (k8s.io/apiserver/pkg/storage/interfaces.go) answers it.
+func listResourceVersion(rv string) (int64, error) {
+	n, err := parseResourceVersion(rv)
+	var st *api.Status
+	if errors.As(err, &st) {
+		return 0, api.NewBadRequest("invalid resource version: " + st.Message)
+	}
+	return n, err
 }
 
 // matcher returns the filter a list or watch applies: namespace (for a

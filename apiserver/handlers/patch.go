@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -40,6 +41,13 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 	body, err := filters.ReadBody(w, r)
 	if err != nil {
 		negotiation.WriteError(w, r, err)
+		return
+	}
+	if !isApply && !json.Valid(body) {
+		// Checked before anything is patched, so that the audit log only
+		// ever records valid JSON (handlers/patch.go
+		// validateAndTranscodePatch, kube-apiserver 1.37).
+		negotiation.WriteError(w, r, api.NewBadRequest("invalid JSON patch"))
 		return
 	}
 	var warnings []string

@@ -1,0 +1,95 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Answers that changed between kube-apiserver 1.32, whose recordings the
+// older fixtures in testdata/fixtures are, and 1.37.2, the release this
+// server follows. Each test sends the request and checks 1.37's answer,
+// citing the k8s.io/apiserver v0.37.2 (or apimachinery) source that
+// produces it.
+
+// /version carries the emulation and minimum compatibility versions
+// (k8s.io/apimachinery/pkg/version/types.go Info), in Info's field order;
+// docs/reference.md shows the real 1.37.2's answer.
+func TestVersionIs137(t *testing.T) {
+	ts := startServer(t, Config{})
+	body := ts.get("/version").mustCode(t, http.StatusOK)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var keys []string
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok)
+	values := map[string]string{}
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		var v string
+		require.NoError(t, dec.Decode(&v))
+		keys = append(keys, k.(string))
+		values[k.(string)] = v
+	}
+	assert.Equal(t, []string{"major", "minor", "emulationMajor", "emulationMinor", "minCompatibilityMajor",
+		"minCompatibilityMinor", "gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"}, keys)
+	assert.Equal(t, "1", values["major"])
+	assert.Equal(t, "37", values["minor"])
+	assert.Equal(t, "1", values["emulationMajor"])
+	assert.Equal(t, "37", values["emulationMinor"])
+	assert.Equal(t, "1", values["minCompatibilityMajor"])
+	assert.Equal(t, "36", values["minCompatibilityMinor"])
+	assert.Equal(t, "v1.37.2+listwatch", values["gitVersion"])
+}
+
+// A LIST whose resourceVersion is not a number is 400 BadRequest in 1.37:
+// cacher/delegator.go GetList calls storage.ValidateListOptions
+// (storage/interfaces.go) first, which wraps the versioner's error in
+// "invalid resource version: ". A GET or a WATCH with the same value still
+// gets the versioner's error as a 500 (error-500-watch-bad-rv.json).
+func TestListBadResourceVersionIs400(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures")
+	const parseErr = `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`
+	list := ts.get(cms + "?resourceVersion=abc")
+	assert.Equal(t, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",`+
+		`"message":"invalid resource version: `+jsonEscaped(parseErr)+`","reason":"BadRequest","code":400}`+"\n",
+		string(list.mustCode(t, http.StatusBadRequest)))
+
+	for _, path := range []string{cms + "/alpha?resourceVersion=abc", cms + "?watch=1&resourceVersion=abc&timeoutSeconds=2"} {
+		st := ts.get(path)
+		st.mustCode(t, http.StatusInternalServerError)
+		assert.Equal(t, parseErr, st.status(t).Message, path)
+	}
+}
+
+// jsonEscaped is s as it appears inside a JSON string.
+func jsonEscaped(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+// A patch body that is not JSON at all is 400 "invalid JSON patch" in
+// 1.37, whatever the patch type, before the object is even looked up
+// (handlers/patch.go validateAndTranscodePatch, which keeps the audit log
+// to valid JSON). A body that is JSON but not a patch is still decoded and
+// refused as before ("error decoding patch: ...").
+func TestPatchNotJSONIs400(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures")
+	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid JSON patch","reason":"BadRequest","code":400}` + "\n"
+	for _, ct := range []string{"application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"} {
+		// The object does not exist: the body is refused first.
+		r := ts.do(req{method: http.MethodPatch, path: cms + "/nope", body: `{"data":`, header: map[string]string{"Content-Type": ct}})
+		assert.Equal(t, want, string(r.mustCode(t, http.StatusBadRequest)), ct)
+	}
+	ts.createConfigMap("fixtures", "alpha", nil, map[string]string{"k": "v"})
+	r := ts.do(req{method: http.MethodPatch, path: cms + "/alpha", body: `{"op":"add"}`,
+		header: map[string]string{"Content-Type": "application/json-patch+json"}})
+	assert.Contains(t, r.status(t).Message, "error decoding patch", "valid JSON, not a JSON patch")
+}
