@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -53,7 +52,7 @@ func (m ObjectMeta) DeepCopy() ObjectMeta {
 func (m ObjectMeta) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // AppendJSON appends the metadata's JSON to dst.
-func (m *ObjectMeta) AppendJSON(dst []byte) []byte { return m.appendJSON(dst, false) }
+func (m *ObjectMeta) AppendJSON(dst []byte) []byte { return m.appendJSON(dst) }
 
 // appendJSON writes the members in meta/v1 ObjectMeta's field order. Members
 // kept in Extra that Kubernetes places before labels (selfLink,
@@ -61,10 +60,11 @@ func (m *ObjectMeta) AppendJSON(dst []byte) []byte { return m.appendJSON(dst, fa
 // real server is written back unchanged; the rest of Extra (ownerReferences,
 // finalizers, managedFields, ...) follows annotations in arrival order.
 //
-// listMeta is for objects whose metadata is really a ListMeta (a Table, a
-// FooList, a Status): those carry no creationTimestamp at all, where an
-// ObjectMeta writes a zero one as null.
-func (m *ObjectMeta) appendJSON(dst []byte, listMeta bool) []byte {
+// A zero creationTimestamp is left out, as k8s.io/apimachinery v0.37.2
+// writes it (ObjectMeta's json tag says omitzero, pkg/apis/meta/v1/types.go):
+// an object being created, a BOOKMARK's object, a Pod template's metadata.
+// (Kubernetes 1.32 wrote "creationTimestamp":null there.)
+func (m *ObjectMeta) appendJSON(dst []byte) []byte {
 	w := memberWriter{dst: append(dst, '{')}
 	w.str("name", m.Name)
 	w.str("generateName", m.GenerateName)
@@ -76,13 +76,9 @@ func (m *ObjectMeta) appendJSON(dst []byte, listMeta bool) []byte {
 		w.member("generation")
 		w.dst = strconv.AppendInt(w.dst, m.Generation, 10)
 	}
-	switch {
-	case !m.CreationTimestamp.IsZero():
+	if !m.CreationTimestamp.IsZero() {
 		w.member("creationTimestamp")
 		w.dst = appendTime(w.dst, m.CreationTimestamp)
-	case !listMeta:
-		w.member("creationTimestamp")
-		w.dst = append(w.dst, "null"...)
 	}
 	if m.DeletionTimestamp != nil {
 		w.member("deletionTimestamp")
@@ -138,21 +134,6 @@ func (w *memberWriter) extra(fields []Field, keep func(string) bool) {
 			w.dst = append(w.dst, f.Value...)
 		}
 	}
-}
-
-// hasListMeta reports whether objects of this kind carry a ListMeta rather
-// than an ObjectMeta in Kubernetes: every FooList, meta.k8s.io's Table, and
-// Status.
-func hasListMeta(apiVersion, kind string) bool {
-	switch {
-	case strings.HasSuffix(kind, "List"):
-		return true
-	case kind == "Table":
-		return strings.HasPrefix(apiVersion, "meta.k8s.io/")
-	case kind == "Status":
-		return apiVersion == "v1"
-	}
-	return false
 }
 
 func appendTime(dst []byte, t time.Time) []byte {

@@ -106,9 +106,7 @@ func copyFields(in []Field) []Field {
 
 // MarshalJSON writes kind, apiVersion and metadata first, as Kubernetes
 // does, then the other fields in their stored order. Empty kind and
-// apiVersion are left out: items inside a List carry neither. The kinds whose
-// metadata is a ListMeta in Kubernetes (FooList, Table, Status) get no
-// "creationTimestamp":null, so they too come out as they came in.
+// apiVersion are left out: items inside a List carry neither.
 func (o *Object) MarshalJSON() ([]byte, error) {
 	return o.AppendJSON(make([]byte, 0, 512)), nil
 }
@@ -131,7 +129,7 @@ func (o *Object) AppendJSON(dst []byte) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"metadata":`...)
-	dst = o.Metadata.appendJSON(dst, hasListMeta(o.APIVersion, o.Kind))
+	dst = o.Metadata.appendJSON(dst)
 	dst = appendFields(dst, o.Fields)
 	return append(dst, '}')
 }

@@ -93,7 +93,7 @@ func TestKubectlCreateGenerators(t *testing.T) {
 	d := ts.get("/apis/apps/v1/namespaces/default/deployments/web").object(t)
 	// kubectl sends "strategy":{}; the server defaults it (and the
 	// revision limit and progress deadline) as SetDefaults_Deployment does.
-	assert.JSONEq(t, `{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}},"revisionHistoryLimit":10,"progressDeadlineSeconds":600}`,
+	assert.JSONEq(t, `{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}},"revisionHistoryLimit":10,"progressDeadlineSeconds":600}`,
 		string(d.Get("spec")))
 
 	assert.Contains(t, k.run("create", "service", "clusterip", "s1", "--tcp=80:80"), "service/s1 created")

@@ -139,7 +139,7 @@ func TestWriteRequests(t *testing.T) {
 	r := rec.last()
 	assert.Equal(t, "POST /api/v1/namespaces/ns/configmaps", r.Method+" "+r.Path)
 	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
-	assert.JSONEq(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"alpha","resourceVersion":"125","creationTimestamp":null},"data":{"k":"v3"}}`, r.Body)
+	assert.JSONEq(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"alpha","resourceVersion":"125"},"data":{"k":"v3"}}`, r.Body)
 
 	_, err = rc.Update(ctx, obj)
 	require.NoError(t, err)

@@ -193,6 +193,12 @@ func (c *conformer) object(dst []byte, v json.RawMessage, m *message, path, goPa
 		if err != nil {
 			return nil, err
 		}
+		if f.omitzero && isNull(out) {
+			// A zero omitzero field is not written back: a null
+			// creationTimestamp, in any ObjectMeta (a Pod template's too),
+			// disappears as it does in kube-apiserver 1.37.
+			out = nil
+		}
 		seen[mb.key] = len(kept)
 		kept = append(kept, member{key: mb.key, val: out})
 	}

@@ -26,5 +26,5 @@ func Example() {
 	// Output:
 	// 6b 38 73 00
 	// v1 ConfigMap 62 bytes
-	// {"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm","namespace":"default","creationTimestamp":null},"data":{"k":"v"}}
+	// {"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm","namespace":"default"},"data":{"k":"v"}}
 }

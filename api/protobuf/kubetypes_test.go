@@ -24,34 +24,34 @@ func jsonRoundTrip(t *testing.T, apiVersion, kind, in string) string {
 // The Kubernetes types with their own JSON form, each through protobuf and
 // back: what comes out is what kube-apiserver would write.
 func TestKubernetesJSONMappings(t *testing.T) {
-	const cmMeta = `"metadata":{"name":"x","creationTimestamp":null}`
+	const cmMeta = `"metadata":{"name":"x"}`
 	tests := []struct {
 		name, apiVersion, kind, in, want string
 	}{
 		{"Time: RFC 3339 seconds in UTC", "v1", "ConfigMap",
 			`{"metadata":{"name":"x","creationTimestamp":"2026-11-23T23:21:36+01:00"}}`,
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":"2026-11-23T22:21:36Z"}}`},
-		{"Time: zero is null, pointer Time absent", "v1", "ConfigMap",
+		{"Time: a zero creationTimestamp absent (omitzero), a nil pointer Time absent", "v1", "ConfigMap",
 			`{"metadata":{"name":"x"}}`,
 			`{"kind":"ConfigMap","apiVersion":"v1",` + cmMeta + `}`},
 		{"Time pointer and int64 pointer as numbers", "v1", "ConfigMap",
 			`{"metadata":{"name":"x","deletionTimestamp":"2026-01-02T03:04:05Z","deletionGracePeriodSeconds":30,"generation":9007199254740993}}`,
-			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","generation":9007199254740993,"creationTimestamp":null,"deletionTimestamp":"2026-01-02T03:04:05Z","deletionGracePeriodSeconds":30}}`},
+			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","generation":9007199254740993,"deletionTimestamp":"2026-01-02T03:04:05Z","deletionGracePeriodSeconds":30}}`},
 		{"MicroTime: microseconds", "v1", "Event",
 			`{"metadata":{"name":"e"},"involvedObject":{},"eventTime":"2026-11-23T22:21:36.123456Z"}`,
-			`{"kind":"Event","apiVersion":"v1","metadata":{"name":"e","creationTimestamp":null},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":"2026-11-23T22:21:36.123456Z","reportingComponent":"","reportingInstance":""}`},
+			`{"kind":"Event","apiVersion":"v1","metadata":{"name":"e"},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":"2026-11-23T22:21:36.123456Z","reportingComponent":"","reportingInstance":""}`},
 		{"bytes: base64, map keys sorted", "v1", "Secret",
 			`{"metadata":{"name":"x"},"data":{"z":"eg==","a":"YWJj"},"type":"Opaque"}`,
 			`{"kind":"Secret","apiVersion":"v1",` + cmMeta + `,"data":{"a":"YWJj","z":"eg=="},"type":"Opaque"}`},
 		{"IntOrString and Quantity", "v1", "Pod",
 			`{"metadata":{"name":"x"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}],"resources":{"limits":{"cpu":"100m","memory":1024}},"readinessProbe":{"httpGet":{"port":"http"}},"livenessProbe":{"tcpSocket":{"port":8080}}}]}}`,
-			`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}],"resources":{"limits":{"cpu":"100m","memory":"1024"}},"livenessProbe":{"tcpSocket":{"port":8080}},"readinessProbe":{"httpGet":{"port":"http"}}}]},"status":{}}`},
+			`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"x"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}],"resources":{"limits":{"cpu":"100m","memory":"1024"}},"livenessProbe":{"tcpSocket":{"port":8080}},"readinessProbe":{"httpGet":{"port":"http"}}}]},"status":{}}`},
 		{"FieldsV1: raw JSON kept", "v1", "ConfigMap",
 			`{"metadata":{"name":"x","managedFields":[{"manager":"m","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}]}}`,
-			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null,"managedFields":[{"manager":"m","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}]}}`},
+			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","managedFields":[{"manager":"m","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}]}}`},
 		{"inline structs: volumeSource, probe handler", "v1", "Pod",
 			`{"metadata":{"name":"x"},"spec":{"volumes":[{"name":"v","configMap":{"name":"cm"}}],"containers":null}}`,
-			`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null},"spec":{"volumes":[{"name":"v","configMap":{"name":"cm"}}],"containers":null},"status":{}}`},
+			`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"x"},"spec":{"volumes":[{"name":"v","configMap":{"name":"cm"}}],"containers":null},"status":{}}`},
 		{"Status with details and code", "v1", "Status",
 			`{"status":"Failure","message":"nope","reason":"NotFound","details":{"name":"x","kind":"configmaps"},"code":404}`,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nope","reason":"NotFound","details":{"name":"x","kind":"configmaps"},"code":404}`},
@@ -63,7 +63,7 @@ func TestKubernetesJSONMappings(t *testing.T) {
 			`{"kind":"ConfigMap","apiVersion":"v1",` + cmMeta + `,"data":{"k":"\u003ca\u0026b\u003e"}}`},
 		{"apps/v1 Deployment: int32 pointer, selector", "apps/v1", "Deployment",
 			`{"metadata":{"name":"d"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}}`,
-			`{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","creationTimestamp":null},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{}},"status":{}}`},
+			`{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{}},"status":{}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestUnknownKindAndMalformedProtobuf(t *testing.T) {
 	assert.ErrorContains(t, err, "ObjectMeta.name: wrong wire type 0", "nested messages are checked too")
 	js, err := s.Unmarshal("v1", "ConfigMap", []byte{0xa0, 0x1f, 0x01})
 	assert.NoError(t, err, "an unknown field number is skipped")
-	assert.Equal(t, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":null}}`, string(js))
+	assert.Equal(t, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}`, string(js))
 	_, _, err = s.DecodeObject([]byte(`{"kind":"ConfigMap"}`), "", "")
 	assert.ErrorIs(t, err, protobuf.ErrNotProtobuf)
 	_, _, err = s.DecodeObject(protobuf.Magic, "", "")
@@ -131,5 +131,5 @@ func TestDecodeObjectDefaults(t *testing.T) {
 	env, js, err := s.DecodeObject(s.AppendEnvelope(nil, "", "", raw), "v1", "Namespace")
 	require.NoError(t, err)
 	assert.Equal(t, "Namespace", env.Kind)
-	assert.Equal(t, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"ns","creationTimestamp":null},"spec":{},"status":{}}`, string(js))
+	assert.Equal(t, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"ns"},"spec":{},"status":{}}`, string(js))
 }

@@ -56,6 +56,11 @@ type field struct {
 	// singular field is written even when zero, as Kubernetes' generated
 	// marshallers do.
 	ptr bool
+	// omitzero: the field is left out when its value is the zero value
+	// (Go's json tag option omitzero): ObjectMeta's creationTimestamp since
+	// Kubernetes 1.37's apimachinery, so a zero time is not written as
+	// null.
+	omitzero bool
 	// msg is the field's message (or map value message), if any.
 	msg *message
 }
@@ -131,6 +136,8 @@ func NewSchema(set []byte, table string) (*Schema, error) {
 					f.omitempty = true
 				case "ptr":
 					f.ptr = true
+				case "omitzero":
+					f.omitzero = true
 				default:
 					return nil, bad(fmt.Errorf("unknown flag %q", flag))
 				}

@@ -98,12 +98,17 @@ func appendFields(dst []byte, pm protoreflect.Message, m *message, first *bool) 
 		default:
 			has := pm.Has(fd)
 			v := pm.Get(fd)
-			if has && f.ptr && f.msg != nil && f.msg.custom != nil {
+			if has && (f.ptr || f.omitzero) && f.msg != nil && f.msg.custom != nil {
 				// A pointer to a zero Time is null in JSON, which reads
 				// back as no pointer at all: write it as none, so that
 				// protobuf -> JSON -> protobuf -> JSON is a fixed point.
+				// An omitzero Time (creationTimestamp) that is zero is
+				// left out the same way.
 				b, err := f.msg.custom.toJSON(nil, v.Message())
 				has = err != nil || string(b) != "null"
+			}
+			if f.omitzero && !has {
+				continue
 			}
 			isNil := (f.ptr || fd.Kind() == protoreflect.BytesKind) && !has
 			switch {

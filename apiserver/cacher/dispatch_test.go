@@ -1,6 +1,7 @@
 package cacher
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -178,11 +179,13 @@ func TestBookmarks(t *testing.T) {
 		assert.GreaterOrEqual(t, sent[a.ID()], int64(3))
 		assert.Zero(t, sent[b.ID()])
 
-		// The bookmark is exactly the recorded shape.
+		// The bookmark is the recorded shape (watch-bookmarks-timeout5.jsonl)
+		// without the "creationTimestamp":null kube-apiserver 1.32 wrote:
+		// 1.37 leaves a zero time out (ObjectMeta's omitzero).
 		recorded := fixtureLines(t, "watch-bookmarks-timeout5.jsonl")
-		want := string(recorded[1])
-		want = want[:len(`{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"`)] +
-			o.Metadata.ResourceVersion + `","creationTimestamp":null}}}` + "\n"
+		prefix := `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"`
+		require.True(t, bytes.HasPrefix(recorded[1], []byte(prefix)), "%s", recorded[1])
+		want := prefix + o.Metadata.ResourceVersion + `"}}}` + "\n"
 		assert.Equal(t, want, string(*e.c.bookmarkFrame(rv(o))))
 	})
 

@@ -1,7 +1,6 @@
 package cacher
 
 import (
-	"encoding/base64"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -113,8 +112,9 @@ func (enc *frameEncoder) encodeStatus(s *api.Status) []byte {
 }
 
 // bookmarkObject is what a BOOKMARK carries: an object of the watched kind
-// with nothing but metadata.resourceVersion (and the creationTimestamp: null
-// every ObjectMeta writes), as in fixture watch-bookmarks-timeout5.jsonl.
+// with nothing but metadata.resourceVersion. (kube-apiserver 1.32 also
+// wrote "creationTimestamp":null, as in fixture
+// watch-bookmarks-timeout5.jsonl; 1.37 leaves a zero time out.)
 func (enc *frameEncoder) bookmarkObject(rev int64) *api.Object {
 	return &api.Object{
 		Kind:       enc.kind,
@@ -136,31 +136,22 @@ func (enc *frameEncoder) bookmarkFrame(rev int64) *[]byte {
 }
 
 // initialEventsEndFrame returns the BOOKMARK that ends the synthetic events
-// of a watch with sendInitialEvents=true. Besides k8s.io/initial-events-end
-// it carries the list blueprint a real kube-apiserver v1.32 adds (fixture
-// watch-sendinitialevents.jsonl): base64 of the empty list's JSON, which
-// client-go's watch-list uses to build the list it hands to the reflector.
+// of a watch with sendInitialEvents=true: the bookmark object with the one
+// annotation k8s.io/initial-events-end: "true" (storage.AnnotateInitialEventsEndBookmark
+// in k8s.io/apiserver v0.37.2 pkg/storage/util.go). kube-apiserver 1.32 also
+// sent kubernetes.io/initial-events-list-blueprint, an empty list of the
+// kind (fixture watch-sendinitialevents.jsonl); 1.37 no longer does, and
+// client-go v0.37.2 does not read it.
 func (enc *frameEncoder) initialEventsEndFrame(rev int64) []byte {
 	if f := enc.lastEndBookmark.Load(); f != nil && f.rev == rev {
 		return f.b
 	}
 	obj := enc.bookmarkObject(rev)
-	blueprint := `{"kind":` + strconv.Quote(enc.kind+"List") + `,"apiVersion":` +
-		strconv.Quote(enc.apiVersion) + `,"metadata":{},"items":null}` + "\n"
-	obj.Metadata.Annotations = map[string]string{
-		api.InitialEventsEndAnnotation:       "true",
-		InitialEventsListBlueprintAnnotation: base64.StdEncoding.EncodeToString([]byte(blueprint)),
-	}
+	obj.Metadata.Annotations = map[string]string{api.InitialEventsEndAnnotation: "true"}
 	f := &revFrame{rev: rev, b: enc.encode(api.Bookmark, obj)}
 	enc.lastEndBookmark.Store(f)
 	return f.b
 }
-
-// InitialEventsListBlueprintAnnotation is the annotation of the
-// initial-events-end BOOKMARK that holds, base64-encoded, the JSON of an
-// empty list of the watched kind, as recorded from a real kube-apiserver
-// (fixture watch-sendinitialevents.jsonl).
-const InitialEventsListBlueprintAnnotation = "kubernetes.io/initial-events-list-blueprint"
 
 // revFrame is a frame remembered together with its revision.
 type revFrame struct {

@@ -137,8 +137,9 @@ var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 //
 // json=- inline marks a Go struct embedded inline in JSON; ptr marks a
 // pointer (written only when set), every other singular field is written
-// by Kubernetes' protobuf marshallers even when zero; custom marks a type
-// with its own JSON form (hand-written in the transcoder).
+// by Kubernetes' protobuf marshallers even when zero; omitzero marks a
+// field JSON leaves out when zero (the json tag option); custom marks a
+// type with its own JSON form (hand-written in the transcoder).
 func fieldTable(set []byte) ([]byte, error) {
 	var fds descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(set, &fds); err != nil {
@@ -211,6 +212,9 @@ func fieldTable(set []byte) ([]byte, error) {
 			}
 			if strings.Contains(","+opts+",", ",omitempty,") {
 				line += " omitempty"
+			}
+			if strings.Contains(","+opts+",", ",omitzero,") {
+				line += " omitzero"
 			}
 			if f.Type.Kind() == reflect.Pointer {
 				line += " ptr"
