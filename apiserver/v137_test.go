@@ -93,3 +93,35 @@ func TestPatchNotJSONIs400(t *testing.T) {
 		header: map[string]string{"Content-Type": "application/json-patch+json"}})
 	assert.Contains(t, r.status(t).Message, "error decoding patch", "valid JSON, not a JSON patch")
 }
+
+// Pods carry metadata.generation in 1.37: 1 on create (pod strategy's
+// PrepareForCreate, k8s.io/kubernetes pkg/registry/core/pod/strategy.go),
+// one more for every change of spec (updatePodGeneration), none for
+// labels or status, and one more when a delete first sets
+// deletionTimestamp (k8s.io/apiserver pkg/registry/rest/delete.go
+// BeforeDelete).
+func TestPodGeneration(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures")
+	const pods = "/api/v1/namespaces/fixtures/pods"
+	merge := map[string]string{"Content-Type": "application/merge-patch+json"}
+	generation := func(r response, code int) int64 {
+		t.Helper()
+		r.mustCode(t, code)
+		return r.object(t).Metadata.Generation
+	}
+	assert.Equal(t, int64(1), generation(ts.do(req{method: http.MethodPost, path: pods,
+		body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox:1.36"}]}}`}), http.StatusCreated))
+	assert.Equal(t, int64(1), generation(ts.do(req{method: http.MethodPatch, path: pods + "/p",
+		body: `{"metadata":{"labels":{"app":"p"}}}`, header: merge}), http.StatusOK), "a label is not the spec")
+	assert.Equal(t, int64(2), generation(ts.do(req{method: http.MethodPatch, path: pods + "/p",
+		body: `{"spec":{"containers":[{"name":"c","image":"busybox:1.37"}]}}`, header: merge}), http.StatusOK), "a new image is")
+	assert.Equal(t, int64(2), generation(ts.do(req{method: http.MethodPatch, path: pods + "/p/status",
+		body: `{"status":{"phase":"Running"}}`, header: merge}), http.StatusOK), "status is not the spec")
+	// The Pod is not scheduled, so it is deleted at once, after the write
+	// that marks it: the answer is that last state.
+	deleted := ts.do(req{method: http.MethodDelete, path: pods + "/p"})
+	assert.Equal(t, int64(3), generation(deleted, http.StatusOK), "the delete marks it")
+	assert.NotNil(t, deleted.object(t).Metadata.DeletionTimestamp)
+	ts.get(pods+"/p").mustCode(t, http.StatusNotFound)
+}

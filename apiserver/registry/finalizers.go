@@ -21,6 +21,8 @@ import (
 //     the last finalizer; that write deletes it instead of storing it, and
 //     watchers see DELETED with the last stored state
 //     (watch-finalizer-configmap.jsonl).
+//   - The first mark raises metadata.generation by one, on kinds that
+//     have one (Pods in 1.37, Deployments, custom resources).
 //   - A Pod is deleted gracefully: deletionTimestamp = now + the grace
 //     period (DeleteOptions.gracePeriodSeconds, else the Pod's
 //     terminationGracePeriodSeconds, else 30), MODIFIED; the kubelet then
@@ -93,9 +95,15 @@ func podGracePeriod(pod *api.Object, grace *int64) int64 {
 }
 
 // markDeleted returns cur with deletionTimestamp now + grace seconds and
-// deletionGracePeriodSeconds grace.
+// deletionGracePeriodSeconds grace. The first time an object that has a
+// generation is marked, its generation goes up by one: its controllers must
+// see that it is being deleted (rest/delete.go BeforeDelete for graceful
+// deletion, registry/store.go markAsDeleting for finalizers).
 func markDeleted(cur *api.Object, now time.Time, grace int64) *api.Object {
 	next := cur.DeepCopy()
+	if cur.Metadata.DeletionTimestamp == nil && next.Metadata.Generation > 0 {
+		next.Metadata.Generation++
+	}
 	at := now.Add(time.Duration(grace) * time.Second).UTC().Truncate(time.Second)
 	next.Metadata.DeletionTimestamp = &at
 	setMetaExtra(next, "deletionGracePeriodSeconds", strconv.AppendInt(nil, grace, 10))

@@ -43,7 +43,10 @@ type Resource struct {
 	// namespaces (genericregistry.Store.ReturnDeletedObject).
 	ReturnDeletedObject bool
 	// Generation: metadata.generation starts at 1 and grows with every
-	// change of spec, as for Deployments.
+	// change of spec, as for Deployments and, in Kubernetes 1.37, Pods
+	// (pkg/registry/core/pod/strategy.go PrepareForCreate,
+	// updatePodGeneration); and by one when a delete first marks the object
+	// (finalizers.go).
 	Generation bool
 	// ValidateName checks metadata.name (prefix: it is a generateName).
 	ValidateName func(name string, prefix bool) []string
@@ -137,7 +140,7 @@ func Builtin() []*Resource {
 		{
 			Version: "v1", Name: "pods", SingularName: "pod",
 			Kind: "Pod", ListKind: "PodList", ShortNames: []string{"po"}, Categories: []string{"all"},
-			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true,
+			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true, Generation: true,
 			ValidateName: validateDNS1123Subdomain,
 			Subresources: []string{SubresourceStatus},
 			Columns:      podColumns,
