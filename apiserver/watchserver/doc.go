@@ -24,7 +24,10 @@
 //     a shared HTTP/2 connection), websocket.go, and stream.go (net/http's
 //     ResponseWriter, which h2.go builds on, and HTTP/1.0's path);
 //   - frames.go: how ready frames are batched into few writes: nextBatch,
-//     the one rule every writer cuts its writes by.
+//     the one rule every writer cuts its writes by;
+//   - gzip.go: a compressed watch-list (sendInitialEvents with bookmarks,
+//     from a client accepting gzip), a writer in front of the transport's
+//     that ends a gzip member at every flush.
 //
 // Why a watch costs what it costs: a server holds thousands of idle watches,
 // so what one idle watch keeps alive matters more than how fast it writes.
@@ -40,7 +43,8 @@
 // connection carrying each, for the debug view and for the stall fault,
 // which over HTTP/2 freezes the whole connection.
 //
-// What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
-// watch.go (WatchServer, HandleHTTP, HandleWS) and the watch part of
-// handlers/get.go (the timeout).
+// What it mirrors in Kubernetes: k8s.io/apiserver v0.37.2's
+// pkg/endpoints/handlers/watch.go (WatchServer, HandleHTTP, HandleWS,
+// watchResponseWriter and perFlushGzipWriter) and the watch part of
+// handlers/get.go (handleWatch: the timeout; isListWatchRequest).
 package watchserver

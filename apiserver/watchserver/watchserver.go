@@ -123,7 +123,14 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	if wt == nil {
 		return
 	}
-	// 3. A writer for the transport, then 4 and 5.
+	// 3. A writer for the transport, then 4 and 5. A watch-list may be
+	// compressed (gzip.go): a writer of its own in front of the
+	// transport's.
+	compress := func(wr writer) writer { return wr }
+	if wantsGzip(r, req.Options, wt.transport) {
+		setGzipHeaders(w.Header())
+		compress = func(wr writer) writer { return &gzipWriter{writer: wr} }
+	}
 	switch wt.transport {
 	case TransportH1Websocket:
 		defer end()
@@ -132,7 +139,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		defer end()
 		setWatchHeaders(w, r, wt.contentType)
 		if sw := newStreamWriter(w, r); sw != nil {
-			wt.pump(&h2Writer{streamWriter: sw, conn: wt.conn, kill: wt.kill})
+			wt.pump(compress(&h2Writer{streamWriter: sw, conn: wt.conn, kill: wt.kill}))
 		}
 	default:
 		wr, hijacked := hijackChunked(w, r, wt, wt.contentType)
@@ -140,7 +147,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 			defer end()
 			s.setTransport(wt, TransportH1Stream)
 			if sw := newStreamWriter(w, r); sw != nil {
-				wt.pump(sw)
+				wt.pump(compress(sw))
 			}
 			return
 		}
@@ -154,7 +161,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		stopReq()
 		s.detach(w, r, func() {
 			defer end()
-			wt.pump(wr)
+			wt.pump(compress(wr))
 		})
 	}
 }

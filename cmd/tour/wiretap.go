@@ -51,6 +51,11 @@ func (t *wiretap) transport() *http.Transport {
 		// the wire chapter describes.
 		ForceAttemptHTTP2: false,
 		MaxIdleConns:      4,
+		// No Accept-Encoding: gzip, so the events stay readable on the
+		// wire. Asked with it, kube-apiserver 1.37 (and ours) compresses a
+		// watch-list response (sendInitialEvents with bookmarks), and the
+		// chunks would be gzip members (docs/01-wire-protocol.md).
+		DisableCompression: true,
 	}
 }
 
