@@ -28,8 +28,9 @@
 //
 // until the watch's timeout, when it ends the response cleanly and the
 // client sees EOF (or the server shuts down). kube-apiserver's
-// WatchServer.HandleHTTP does exactly that; if the request asks to upgrade to a websocket, the same events go out as
-// one text message each. Try it:
+// WatchServer.HandleHTTP does exactly that; if the request asks to upgrade
+// to a websocket, the same events go out as one text message each
+// (HandleWS, which does not end at shutdown). Try it:
 //
 //	curl -N 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?watch=true'
 //
@@ -91,8 +92,10 @@
 //     api/protobuf.
 //
 // The wire behaviour (status codes, reasons, messages, JSON layout) is
-// checked against recordings of a real kube-apiserver v1.32 in
-// testdata/fixtures.
+// that of kube-apiserver 1.37 (k8s.io/apiserver v0.37.2), checked against
+// recordings of a real kube-apiserver in testdata/fixtures (its README
+// says which release each comes from) and against the real 1.37.2 that
+// the reference/ module builds (docs/reference.md).
 //
 // # Deliberate differences
 //

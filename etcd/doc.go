@@ -20,8 +20,11 @@
 //     (the apiserver passes them whole; Options.Prefix plays
 //     --etcd-prefix), resourceVersion = the key's mod_revision (never stored
 //     in the value), Create as a transaction "if create_revision == 0 then
-//     put", GuaranteedUpdate and Delete as "if mod_revision == what I read
-//     then put/delete, else retry", a no-op update detected by comparing the
+//     put" (kube-apiserver 1.37 compares mod_revision with 0 instead,
+//     OptimisticPut(..., 0) in storage/etcd3/store.go Create: the same test,
+//     since a key that does not exist has both at 0), GuaranteedUpdate and
+//     Delete as "if mod_revision == what I read then put/delete, else
+//     retry", a no-op update detected by comparing the
 //     encoded bytes, GetList reading one range at one revision with a limit,
 //     and the continue token's two halves (revision and next key);
 //   - watcher.go: one etcd watch from revision+1 with the previous key-value

@@ -30,8 +30,10 @@
 // grew special cases (which deltas to merge, Delete ignoring unknown keys,
 // Resync skipping queued keys, the bugs below). Replace queues a Replaced
 // delta under each listed key and a Deleted tombstone
-// (DeletedFinalStateUnknown) under each key the consumer still has that the
-// list lacks, at the back of the line; Pop runs the consumer under the
+// (DeletedFinalStateUnknown) under each key the list lacks that is still
+// queued (added to that key's deltas, where the key already stands) or
+// that the consumer still has (at the back of the line, as in client-go's
+// DeltaFIFO.Replace); Pop runs the consumer under the
 // queue's lock, so Replace never computes its tombstones against a cache
 // that is halfway through an item.
 //

@@ -30,11 +30,13 @@
 //     for resourceVersion=0&limit=500 the first time: "any state you have",
 //     which the apiserver's watch cache answers in one response without
 //     touching etcd (it ignores the limit at resourceVersion 0); it is
-//     paged through continue tokens only when etcd answers it (an expired
-//     continue token falls back to one full list). Later re-lists ask for
-//     the last resourceVersion seen (not older than it, so the cache never
-//     goes back in time), and only if that answers 410 Gone or 504 "too
-//     large resource version" for the latest state at "".
+//     paged through continue tokens only when etcd answers it, for a
+//     resource without a watch cache (an expired continue token falls back
+//     to one full list). Later re-lists ask for the last resourceVersion
+//     seen (not older than it, so the cache never goes back in time), and
+//     only if that answers 410 Gone or 504 "too large resource version"
+//     for the latest state at "" with limit=500: a consistent list, which
+//     kube-apiserver 1.37 serves from its watch cache too, page by page.
 //  2. Replace the Store's contents with the state, at its resourceVersion.
 //  3. Watch from that resourceVersion, with allowWatchBookmarks=true and a
 //     timeoutSeconds drawn at random in [300, 600), feeding every ADDED,
@@ -52,9 +54,11 @@
 //     connection refused): back off, then re-watch, again without
 //     re-listing;
 //     - with 410 Expired in the stream (the resourceVersion fell out of the
-//     apiserver watch cache's window of recent events; a watch is always
-//     served by the cache, so an etcd compaction alone does not cause it
-//     mid-stream) or any other error: back off, then go to 1.
+//     apiserver watch cache's window of recent events; a watch of a
+//     resource with a watch cache, which in kube-apiserver is every
+//     resource but Events unless --watch-cache=false, is served by the
+//     cache, so an etcd compaction alone does not cause it mid-stream) or
+//     any other error: back off, then go to 1.
 //
 // Backoff is client-go's: 800 ms doubling to a 30 s cap, each wait plus up
 // to 100% jitter, forgiven after two minutes without trouble. A 403 is never

@@ -84,7 +84,7 @@
 //
 // # What it mirrors
 //
-// k8s.io/apiserver/pkg/storage/cacher:
+// k8s.io/apiserver/pkg/storage/cacher, as of v0.37.2 (kube-apiserver 1.37):
 //
 //   - Cacher, NewCacherFromConfig, Watch, GetList (cacher.go) and the
 //     dispatcher and its bookmark timer (cacher.go dispatchEvents,
@@ -95,6 +95,12 @@
 //   - cacheWatcher (cache_watcher.go): the per-watcher queue,
 //     convertToWatchEvent's selector transitions, nextBookmarkTime;
 //   - timeBudget (time_budget.go).
+//
+// What it leaves out of 1.37's cacher: CacheDelegator (delegator.go), which
+// also sends consistent, exact-revision and continued lists to the cache,
+// its snapshots (store/store_btree.go) and the consistency checker
+// (consistency/checker.go). Here the handlers send those lists to the store
+// (docs/03-apiserver-and-watch-cache.md says why).
 //
 // The line of turns, the writers' wait and the pooled slices are ours
 // (above); Kubernetes wakes a goroutine per watcher for every event and
