@@ -30,6 +30,13 @@ const (
 	ballastBytes    = 256 << 10
 	ballastKeys     = 4
 	maxBallastBytes = 16 << 20
+	// maxSlowAttempts bounds how often one slow-watcher fault starts again
+	// after its watch ended some other way (a timeout, a kill, the
+	// client's idle timeout). On a very busy machine every attempt can end
+	// that way; the fault then gives up, says so, and the run goes on to
+	// its checks. A count, not a deadline: a slow machine takes longer
+	// per attempt, not more attempts.
+	maxSlowAttempts = 8
 )
 
 // injector fires the fault schedule at the server and the informers.
@@ -222,7 +229,7 @@ func (in *injector) slowWatcherAttempts(ctx context.Context, first int) (bool, e
 		return false, err
 	}
 	sent, small := 0, 0
-	for attempt := 1; ; attempt++ {
+	for attempt := 1; attempt <= maxSlowAttempts; attempt++ {
 		target, v, err := in.watchingTarget(ctx, first)
 		if err != nil {
 			in.logf("slow watcher: no watcher closed in %d attempt(s) (%d KiB and %d small writes): %v", attempt-1, sent>>10, small, err)
@@ -237,6 +244,9 @@ func (in *injector) slowWatcherAttempts(ctx context.Context, first int) (bool, e
 		}
 		in.tr.Printf(layer, "slow watcher: %s's watch ended before the server closed it; trying again", target.name())
 	}
+	in.logf("slow watcher: no watcher closed in %d attempts (%d KiB and %d small writes): each watch ended some other way first; giving up",
+		maxSlowAttempts, sent>>10, small)
+	return false, nil
 }
 
 // watchingTarget returns the first eligible informer, from slowTargets[first]

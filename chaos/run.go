@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"listwatch/api"
@@ -301,11 +302,23 @@ func (r *run) writePhase(ctx context.Context, rep Report) (Report, error) {
 	phase, endPhase := context.WithTimeout(ctx, cfg.Duration)
 	start := time.Now()
 	var wg sync.WaitGroup
-	wg.Go(func() { in.run(ctx, phase, start) })
+	var left stragglers
+	left.writers.Store(int32(len(writers)))
+	left.injector.Store(true)
+	wg.Go(func() {
+		defer left.injector.Store(false)
+		in.run(ctx, phase, start)
+	})
 	for _, w := range writers {
-		wg.Go(func() { w.run(ctx, phase) })
+		wg.Go(func() {
+			defer left.writers.Add(-1)
+			w.run(ctx, phase)
+		})
 	}
+	done := make(chan struct{})
+	go left.report(phase, done, r.logf)
 	wg.Wait()
+	close(done)
 	endPhase()
 	if ctx.Err() != nil {
 		return rep, ctx.Err()
@@ -432,4 +445,36 @@ func sameState(a, b map[string]int64) bool {
 		}
 	}
 	return true
+}
+
+// stragglers counts what of the write phase is still running after its
+// time is up: writers finishing a request (each is retried until it
+// succeeds or the run's context ends) and the injector's faults still
+// under way. A run that hangs there then says what it waits for, instead
+// of ending with an empty report when the run's context runs out.
+type stragglers struct {
+	writers  atomic.Int32
+	injector atomic.Bool
+}
+
+// report logs, once a minute after phase ends and until done is closed,
+// what is still running.
+func (s *stragglers) report(phase context.Context, done <-chan struct{}, logf func(string, ...any)) {
+	select {
+	case <-done:
+		return
+	case <-phase.Done():
+	}
+	end := time.Now()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			logf("write phase over %v ago; still running: %d writer(s), faults under way: %v",
+				time.Since(end).Round(time.Second), s.writers.Load(), s.injector.Load())
+		}
+	}
 }
