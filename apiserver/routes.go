@@ -78,7 +78,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	var rest []string
 	switch {
 	case segs[0] == "api" && len(segs) == 1:
-		s.serveDiscovery(w, r, pub.docs.API)
+		s.serveDiscovery(w, r, pub.docs.Root(r, true))
 		return
 	case segs[0] == "api" && segs[1] == "v1":
 		gv, rest = "v1", segs[2:]
@@ -86,7 +86,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, api.NewGenericNotFound())
 		return
 	case segs[0] == "apis" && len(segs) == 1:
-		s.serveDiscovery(w, r, pub.docs.APIs)
+		s.serveDiscovery(w, r, pub.docs.Root(r, false))
 		return
 	case segs[0] == "apis" && len(segs) == 2 && pub.docs.Groups[segs[1]] != nil:
 		s.serveDiscovery(w, r, pub.docs.Groups[segs[1]])

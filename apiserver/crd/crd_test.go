@@ -81,10 +81,13 @@ func TestDefinitionValidate(t *testing.T) {
 		return d
 	}
 	assert.Empty(t, good().Validate(nil))
+	lower := good()
+	lower.Spec.Names.Kind = "testcrd" // Kubernetes' e2e tests name kinds so
+	assert.Empty(t, lower.Validate(nil), "a kind may be all lower case")
 	for name, breakIt := range map[string]func(d *Definition){
 		"group without a dot": func(d *Definition) { d.Spec.Group, d.Name = "example", "widgets.example" },
 		"name mismatch":       func(d *Definition) { d.Name = "gadgets.example.com" },
-		"kind not CamelCase":  func(d *Definition) { d.Spec.Names.Kind = "widget" },
+		"kind not a label":    func(d *Definition) { d.Spec.Names.Kind = "Wid_get" },
 		"bad scope":           func(d *Definition) { d.Spec.Scope = "Galaxy" },
 		"no storage":          func(d *Definition) { d.Spec.Versions[0].Storage = false },
 		"no schema":           func(d *Definition) { d.Spec.Versions[0].Schema = nil },
@@ -126,4 +129,18 @@ func ExampleSchema() {
 	fmt.Println(validateObject(api.GroupKind{Group: "example.com", Kind: "Widget"}, &s, o))
 	// Output:
 	// Widget.example.com "bad" is invalid: spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"
+}
+
+// The strict decoding errors of a custom resource, in the real server's
+// order: duplicates, unknown metadata, then the pruned fields, sorted.
+func TestPrunerReportsWhatItDrops(t *testing.T) {
+	prune := pruner(schema(t))
+	c, err := prune([]byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","x":1},
+		"spec":{"color":"red","zz":1,"color":"blue","free":{"any":1},"tags":["a"],"aa":{"b":2}},"junk":true,"status":{"ready":true,"why":"no"}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{`duplicate field "spec.color"`, `unknown field "metadata.x"`,
+		`unknown field "junk"`, `unknown field "spec.aa"`, `unknown field "spec.zz"`, `unknown field "status.why"`}, c.Strict)
+	assert.JSONEq(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},
+		"spec":{"color":"blue","free":{"any":1},"tags":["a"]},"status":{"ready":true}}`, string(c.JSON))
+	assert.Nil(t, duplicateFields([]byte(`{"a":[{"b":1},{"b":2}],"c":{"b":1}}`)), "the same key in different objects is no duplicate")
 }

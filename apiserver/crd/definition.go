@@ -46,6 +46,9 @@ type Version struct {
 		Status *json.RawMessage `json:"status,omitempty"`
 	} `json:"subresources,omitempty"`
 	AdditionalPrinterColumns []PrinterColumn `json:"additionalPrinterColumns,omitempty"`
+	// RawSchema is schema.openAPIV3Schema as written, descriptions and
+	// all, for OpenAPI v3.
+	RawSchema json.RawMessage `json:"-"`
 }
 
 // Spec is a definition's spec, as far as serving needs it.
@@ -88,12 +91,25 @@ func Parse(obj *api.Object) (*Definition, error) {
 	if err := json.Unmarshal(raw, &d.Spec); err != nil {
 		return nil, fmt.Errorf("spec of customresourcedefinition %s: %w", obj.Metadata.Name, err)
 	}
+	var schemas struct {
+		Versions []struct {
+			Schema struct {
+				OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
+			} `json:"schema"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal(raw, &schemas); err != nil {
+		return nil, fmt.Errorf("spec of customresourcedefinition %s: %w", obj.Metadata.Name, err)
+	}
+	for i, v := range schemas.Versions {
+		d.Spec.Versions[i].RawSchema = v.Schema.OpenAPIV3Schema
+	}
 	return d, nil
 }
 
 var (
 	lowerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	kindName  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	dns1035   = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 )
 
 // Validate says what is wrong with a definition, as 422 causes: the rules
@@ -113,8 +129,10 @@ func (d *Definition) Validate(builtin func(api.GroupResource) bool) []api.Status
 	if s.Names.Singular != "" && !lowerName.MatchString(s.Names.Singular) {
 		bad("spec.names.singular", fmt.Sprintf("Invalid value: %q: must be a lowercase DNS-1035 label", s.Names.Singular))
 	}
-	if !kindName.MatchString(s.Names.Kind) {
-		bad("spec.names.kind", fmt.Sprintf("Invalid value: %q: must be a CamelCase kind", s.Names.Kind))
+	// A kind may have mixed case ("CronTab", but "testcrd" too); lowered,
+	// it must be a DNS-1035 label, like the plural.
+	if !dns1035.MatchString(strings.ToLower(s.Names.Kind)) {
+		bad("spec.names.kind", fmt.Sprintf("Invalid value: %q: may have mixed case, but should otherwise match a DNS-1035 label", s.Names.Kind))
 	}
 	if want := s.Names.Plural + "." + s.Group; d.Name != want {
 		bad("metadata.name", fmt.Sprintf("Invalid value: %q: must be spec.names.plural+\".\"+spec.group", d.Name))
@@ -186,9 +204,11 @@ func (d *Definition) Resource() *registry.Resource {
 		Namespaced: d.Spec.Scope == "Namespaced",
 		// The verbs in the order a real server lists them for a custom
 		// resource (crd-discovery-apis-group-v1.json).
-		Verbs:        []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
-		Generation:   true,
-		ValidateName: registry.ValidateSubdomainName,
+		Verbs:         []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
+		Generation:    true,
+		ValidateName:  registry.ValidateSubdomainName,
+		Prune:         pruner(schema), // fieldvalidation.go
+		OpenAPISchema: v.RawSchema,
 	}
 	gk := res.GroupKind()
 	res.PrepareCreate = func(obj *api.Object) error {

@@ -24,8 +24,9 @@
 // created (the real server takes a few milliseconds, and its first request
 // may even get 429, fixture crd-first-list-429-storage-initializing.json);
 // the cleanup happens after the definition is gone instead of behind a
-// finalizer; printer columns take dotted paths only; unknown fields are
-// pruned without Warning headers. The status subresource, when a version
+// finalizer; printer columns take dotted paths only; duplicate fields are
+// not reported. Unknown fields are pruned and reported as for built-in
+// kinds, per ?fieldValidation (fieldvalidation.go). The status subresource, when a version
 // asks for it, is the handlers' (.../{name}/status changes status only, and
 // writes of the object keep the stored status), as for Deployments.
 package crd

@@ -20,11 +20,9 @@ import (
 // resource table and shaped like the fixtures (discovery-*.json), including
 // their quirks: /api and /api/v1 carry no apiVersion, the others do.
 //
-// kubectl first asks for aggregated discovery (Accept: application/json;
-// g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,...,application/json).
-// We answer the plain legacy document with Content-Type application/json,
-// which the Accept header allows; kubectl sees it is not an
-// APIGroupDiscoveryList and falls back to walking the legacy documents.
+// kubectl and client-go first ask /api and /apis for aggregated discovery
+// (aggregated.go), all of it in one document each; the legacy documents
+// here are what a client asking for plain JSON gets.
 // Kubernetes: endpoints/discovery (legacy.go, root.go, group.go, version.go).
 
 // Doc is one pre-encoded discovery document.
@@ -32,6 +30,8 @@ type Doc struct {
 	body []byte
 	// alwaysPretty: /version is indented for every client.
 	alwaysPretty bool
+	// contentType and etag are set for an aggregated document.
+	contentType, etag string
 }
 
 // Docs are all the documents the server serves.
@@ -41,6 +41,23 @@ type Docs struct {
 	APIs      *Doc
 	Groups    map[string]*Doc // group → APIGroup
 	Resources map[string]*Doc // group version → APIResourceList
+	// AggregatedAPI and AggregatedAPIs are /api and /apis as one
+	// APIGroupDiscoveryList each (aggregated.go).
+	AggregatedAPI, AggregatedAPIs *Doc
+}
+
+// Root is the document of /api (core) or /apis: aggregated if the
+// request asks for it, else the legacy one.
+func (d *Docs) Root(r *http.Request, core bool) *Doc {
+	switch agg := WantsAggregated(r); {
+	case core && agg:
+		return d.AggregatedAPI
+	case core:
+		return d.API
+	case agg:
+		return d.AggregatedAPIs
+	}
+	return d.APIs
 }
 
 type groupVersionForDiscovery struct {
@@ -167,16 +184,34 @@ func Build(resources []*registry.Entry, address string, started time.Time) *Docs
 		d.Groups[g] = &Doc{body: negotiation.MustJSON(group)}
 	}
 	d.APIs = &Doc{body: negotiation.MustJSON(list)}
+	d.AggregatedAPI, d.AggregatedAPIs = buildAggregated(resources, groups)
 	return d
 }
 
-// ServeHTTP writes the document (GET only).
+// ServeHTTP writes the document (GET only). An aggregated document carries
+// its ETag, and a request that already has it gets 304 Not Modified with
+// no body (aggregated/etag.go, ServeHTTPWithETag).
 func (doc *Doc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
 		return
 	}
-	negotiation.WriteBody(w, http.StatusOK, append([]byte(nil), doc.body...), doc.alwaysPretty || negotiation.IsPretty(r))
+	if doc.etag != "" {
+		h := w.Header()
+		h.Set("Etag", doc.etag)
+		h.Set("Vary", "Accept")
+		h.Set("Cache-Control", "public")
+		if r.Header.Get("If-None-Match") == doc.etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	pretty := doc.alwaysPretty || negotiation.IsPretty(r)
+	if doc.contentType == "" {
+		negotiation.WriteBody(w, http.StatusOK, append([]byte(nil), doc.body...), pretty)
+		return
+	}
+	negotiation.WriteBodyAs(w, http.StatusOK, doc.contentType, append([]byte(nil), doc.body...), pretty)
 }
 
 // groupPriority orders the groups of /apis as kube-apiserver does, highest

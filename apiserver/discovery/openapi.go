@@ -26,7 +26,8 @@ import (
 // x-kubernetes-group-version-kind and follows the $refs. Those schemas
 // are the real server's own (openapi/*.json, cut by tools/openapigen out
 // of the documents a kube-apiserver v1.32 served: the served kinds and
-// everything they reference), not written here.
+// everything they reference), not written here; a custom resource's are
+// its definition's (openapi_custom.go).
 // Kubernetes: kube-openapi handler3; kubectl's check is cli-runtime
 // resource/query_param_verifier_v3.go.
 
@@ -105,6 +106,7 @@ type OpenAPI map[string][]byte
 func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 	docs := map[string]*openAPIDoc{}
 	disco := openAPIDiscovery{Paths: map[string]openAPIGroupVersion{}}
+	customByPath := map[string][]*registry.Resource{}
 	for _, rs := range resources {
 		res := rs.Resource
 		gvPath := openAPIPath(res)
@@ -114,6 +116,9 @@ func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 				Paths: map[string]openAPIPathItem{}, Components: components(gvPath)}
 			docs[gvPath] = doc
 			disco.Paths[gvPath] = openAPIGroupVersion{ServerRelativeURL: OpenAPIPrefix + "/" + gvPath}
+		}
+		if res.IsCustom() {
+			customByPath[gvPath] = append(customByPath[gvPath], res)
 		}
 		objectPath := "/" + gvPath + "/" + res.Name + "/{name}"
 		if res.Namespaced {
@@ -125,6 +130,14 @@ func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 			Parameters: []openAPIParameter{{Name: "fieldValidation", In: "query", Schema: map[string]string{"type": "string"},
 				Description: "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn (the default) - Strict"}},
 		}}
+	}
+	for gvPath, custom := range customByPath {
+		// The definitions were valid JSON when they were written, so this
+		// cannot fail; if it did, kubectl explain would say it finds no
+		// schema, and nothing else would change.
+		if c, err := customComponents(custom); err == nil {
+			docs[gvPath].Components = c
+		}
 	}
 	out := OpenAPI{OpenAPIPrefix: negotiation.MustJSON(disco)}
 	for gvPath, doc := range docs {

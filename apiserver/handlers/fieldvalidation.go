@@ -54,7 +54,9 @@ func fieldValidation(r *http.Request, options string) (string, error) {
 func conformBody(w http.ResponseWriter, res *registry.Resource, body []byte, directive string) ([]byte, error) {
 	c, err := res.Conform(body)
 	cannot := func(why string) error {
-		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", res.Kind, res.APIVersion(), res.Kind, why))
+		// The version alone, not the group: "Deployment in version "v1""
+		// (handlers/rest.go, transformDecodeError).
+		return api.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, why))
 	}
 	if err != nil {
 		return nil, cannot(err.Error())

@@ -132,6 +132,12 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, code int, body []byte) {
 // WriteBody writes a JSON body, indented (and without a trailing newline)
 // when pretty, else with one "\n" appended to the caller's buffer.
 func WriteBody(w http.ResponseWriter, code int, body []byte, pretty bool) {
+	WriteBodyAs(w, code, JSONContentType, body, pretty)
+}
+
+// WriteBodyAs is WriteBody with another JSON Content-Type (aggregated
+// discovery's names its kind).
+func WriteBodyAs(w http.ResponseWriter, code int, contentType string, body []byte, pretty bool) {
 	if pretty {
 		var buf bytes.Buffer
 		if json.Indent(&buf, body, "", "  ") == nil {
@@ -141,7 +147,7 @@ func WriteBody(w http.ResponseWriter, code int, body []byte, pretty bool) {
 		body = append(body, '\n')
 	}
 	h := w.Header()
-	h.Set("Content-Type", JSONContentType)
+	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	// A write error means the client went away; there is no one to tell.

@@ -1,9 +1,12 @@
 package registry
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 
 	"listwatch/api"
+	"listwatch/api/protobuf"
 )
 
 // The verbs a resource can allow, as discovery lists them.
@@ -84,6 +87,14 @@ type Resource struct {
 	// PrepareStatusUpdate, if set, checks a write through the status
 	// subresource (obj is the stored object with the new status).
 	PrepareStatusUpdate func(obj, old *api.Object) error
+	// Prune, if set, conforms a JSON body in place of the typed schema of
+	// Conform (validation.go): a custom resource's structural schema
+	// prunes what it does not know, and reports each pruned path as a
+	// strict decoding error.
+	Prune func(js []byte) (protobuf.Conformed, error)
+	// OpenAPISchema is a custom resource's schema, its definition's
+	// openAPIV3Schema, which OpenAPI v3 publishes for kubectl explain.
+	OpenAPISchema json.RawMessage
 }
 
 // The subresources a resource may serve.
@@ -98,6 +109,13 @@ const (
 
 // HasSubresource reports whether the resource serves sub.
 func (r *Resource) HasSubresource(sub string) bool { return slices.Contains(r.Subresources, sub) }
+
+// IsCustom reports whether the resource is a custom resource: a CRD's
+// group always has a dot and is never a built-in one (*.k8s.io), even
+// when its first label ("apps.example.com") would name one.
+func (r *Resource) IsCustom() bool {
+	return strings.Contains(r.Group, ".") && !strings.HasSuffix(r.Group, ".k8s.io")
+}
 
 // Builtin is the one table of resources the server serves: core/v1
 // namespaces, configmaps, secrets, pods, services, events and

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"strings"
 
 	"listwatch/api/protobuf"
 )
@@ -17,12 +16,14 @@ import (
 // is written here per kind.
 
 // Conform checks the JSON of one object of r against its kind's typed
-// schema and returns it pruned. A kind the schema does not know (a custom
-// resource) passes through unchanged: its schema is its CRD's business.
+// schema and returns it pruned, or lets the resource's own Prune do it (a
+// custom resource: its schema is its CRD's business). A kind neither knows
+// passes through unchanged.
 func (r *Resource) Conform(js []byte) (protobuf.Conformed, error) {
-	if strings.Contains(r.Group, ".") && !strings.HasSuffix(r.Group, ".k8s.io") {
-		// A CRD's group always has a dot and is never a built-in one, even
-		// when its first label ("apps.example.com") would name one.
+	if r.Prune != nil {
+		return r.Prune(js)
+	}
+	if r.IsCustom() {
 		return protobuf.Conformed{JSON: js}, nil
 	}
 	c, err := protobuf.Default().Conform(r.APIVersion(), r.Kind, js)
