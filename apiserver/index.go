@@ -8,6 +8,7 @@ import (
 	"listwatch/apiserver/crd"
 	"listwatch/apiserver/discovery"
 	"listwatch/apiserver/faults"
+	"listwatch/apiserver/metrics"
 	"listwatch/apiserver/registry"
 	"listwatch/apiserver/ui"
 )
@@ -22,14 +23,14 @@ import (
 // "/openapi/v3", "/openapi/v3/", and "/apis" and "/apis/" of the
 // apiextensions server), and the aggregator adds "/apis/<group>" and
 // "/apis/<group>/<version>" for every APIService, a custom resource's
-// included. Ours lists the same paths for what we serve, and our own pages
-// (/ui/, /debug/listwatch and, when enabled, /faults) where kube-apiserver
-// would list its /metrics and /logs.
+// included. Ours lists the same paths for what we serve, /metrics, and
+// our own pages (/ui/, /debug/listwatch and, when enabled, /faults) where
+// kube-apiserver would list its /logs.
 
 // rootPaths are the paths GET / lists, sorted.
 func rootPaths(entries []*registry.Entry, enableFaults bool) []string {
 	paths := []string{"/api", "/api/v1", "/apis", "/apis/", "/healthz", "/livez", "/readyz", "/version",
-		discovery.OpenAPIPrefix, discovery.OpenAPIPrefix + "/", debugPath, ui.Path}
+		discovery.OpenAPIPrefix, discovery.OpenAPIPrefix + "/", debugPath, ui.Path, metrics.Path}
 	if enableFaults {
 		paths = append(paths, faults.Path)
 	}

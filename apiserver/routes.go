@@ -9,6 +9,7 @@ import (
 	"listwatch/apiserver/discovery"
 	"listwatch/apiserver/faults"
 	"listwatch/apiserver/handlers"
+	"listwatch/apiserver/metrics"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
 	"listwatch/apiserver/ui"
@@ -31,6 +32,7 @@ import (
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	pub := s.published.Load()
+	labelPath(w, r) // metrics.go
 	switch {
 	case path == "/" || path == "/index.html":
 		serveIndex(w, pub.index)
@@ -52,6 +54,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	case path == debugPath:
 		s.serveDebug(w, r)
+		return
+	case path == metrics.Path:
+		s.metrics.ServeHTTP(w, r)
 		return
 	case path == strings.TrimSuffix(ui.Path, "/") || strings.HasPrefix(path, ui.Path):
 		// The live page: static files, so a browser pointed at the server
@@ -191,6 +196,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri handle
 		return
 	}
 	s.counters.countVerb(verb)
+	s.labelRequest(w, r, ri, verb) // metrics.go
 	if st := s.faults.Failure(ri.Entry.GroupResource()); st != nil {
 		negotiation.WriteStatus(w, r, st)
 		return

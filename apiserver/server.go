@@ -20,6 +20,7 @@ import (
 	"listwatch/apiserver/faults"
 	"listwatch/apiserver/filters"
 	"listwatch/apiserver/handlers"
+	"listwatch/apiserver/metrics"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
 	"listwatch/apiserver/serving"
@@ -64,6 +65,8 @@ type Server struct {
 
 	faults   *faults.Faults
 	counters *counters
+	// metrics are served at /metrics (metrics.go).
+	metrics *metrics.Metrics
 	// conns are the open connections; tlsConfig is nil for plain HTTP,
 	// caPEM the certificate clients should trust when it was generated.
 	conns     *serving.Conns
@@ -164,6 +167,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		served = tls.NewListener(served, s.httpServer.TLSConfig)
 	}
 	s.faults = faults.New(s.registry, s.store, cfg.BookmarkInterval, cfg.Tracer)
+	s.metrics = metrics.New(metricsSource{s})
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.watch = watchserver.New(watchserver.Config{
 		Context:           s.ctx,
@@ -364,7 +368,11 @@ func (s *Server) logRequest(rr *filters.Recorder, r *http.Request) {
 	if rr.Code == http.StatusGone {
 		s.counters.gone.Add(1)
 	}
-	if s.cfg.Logger == nil || rr.Detached {
+	if rr.Detached {
+		return
+	}
+	s.requestEnded(rr.Metrics, rr.Code, rr.Start)
+	if s.cfg.Logger == nil {
 		return
 	}
 	filters.LogLine(s.cfg.Logger, r.Method, r.URL.RequestURI(), rr.Code, rr.Start, r.UserAgent())
@@ -383,10 +391,16 @@ func (s *Server) detach(w http.ResponseWriter, r *http.Request, rest func()) {
 	var logLine func()
 	if rr := filters.RecorderOf(w); rr != nil {
 		rr.Detached = true
+		// Only what the log line and the metrics need is kept, not the
+		// request.
+		m, code, start := rr.Metrics, rr.Code, rr.Start
+		logLine = func() { s.requestEnded(m, code, start) }
 		if l := s.cfg.Logger; l != nil {
-			// Only the log line's strings are kept, not the request.
-			method, uri, code, start, ua := r.Method, r.URL.RequestURI(), rr.Code, rr.Start, r.UserAgent()
-			logLine = func() { filters.LogLine(l, method, uri, code, start, ua) }
+			method, uri, ua := r.Method, r.URL.RequestURI(), r.UserAgent()
+			logLine = func() {
+				s.requestEnded(m, code, start)
+				filters.LogLine(l, method, uri, code, start, ua)
+			}
 		}
 	}
 	var release func()

@@ -61,10 +61,51 @@ type WatcherStat struct {
 	BookmarksSent int64 `json:"bookmarksSent"`
 }
 
-// counters are the watch cache's running totals, for the debug view.
+// counters are the watch cache's running totals, for the debug view and
+// /metrics. received and sent are counted once per batch (of store events
+// applied, of frames one watch wrote), never per frame: the fan-out's hot
+// path pays one atomic add per write, however many events it carries.
 type counters struct {
 	eventsDispatched, tooOld, closedTooSlow, killed, relists atomic.Int64
+	received, sent                                           atomic.Int64
 }
+
+// Totals are a cache's counters and sizes, without the per-watcher detail
+// of Stats: what /metrics reads on every scrape, cheaply.
+type Totals struct {
+	// Revision is the newest revision the cache has applied.
+	Revision int64
+	// Objects is how many objects the cache holds now.
+	Objects int
+	// HistoryCap is the ring's capacity in events.
+	HistoryCap int
+	// EventsReceived counts the store events applied, EventsDispatched the
+	// events handed to watchers, EventsSent the frames watches wrote to
+	// their clients (one event may be sent to many watches).
+	EventsReceived, EventsDispatched, EventsSent int64
+	// ClosedTooSlow counts watchers closed for not keeping up.
+	ClosedTooSlow int64
+	// Initializations counts the lists the cache was built from: the
+	// first, and one per re-list.
+	Initializations int64
+}
+
+// Totals returns the cache's counters and sizes now.
+func (c *Cacher) Totals() Totals {
+	c.mu.RLock()
+	t := Totals{Revision: c.wc.rev, Objects: len(c.wc.state), HistoryCap: c.wc.hist.capy}
+	c.mu.RUnlock()
+	t.EventsReceived = c.counters.received.Load()
+	t.EventsDispatched = c.counters.eventsDispatched.Load()
+	t.EventsSent = c.counters.sent.Load()
+	t.ClosedTooSlow = c.counters.closedTooSlow.Load()
+	t.Initializations = 1 + c.counters.relists.Load()
+	return t
+}
+
+// Sent counts n frames this watcher's writer has written to its client:
+// called once per write, with the whole batch.
+func (w *CacheWatcher) Sent(n int) { w.c.counters.sent.Add(int64(n)) }
 
 // Stats returns the current snapshot, watchers ordered by ID.
 func (c *Cacher) Stats() Stats {

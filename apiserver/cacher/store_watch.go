@@ -142,6 +142,7 @@ func (c *Cacher) applyBatch(first store.Event, events <-chan store.Event) (open 
 		c.mu.Lock()
 		c.applyLocked(next)
 		pending = false
+		applied := int64(1)
 	batch:
 		for n := 1; n < maxApplyBatch; n++ {
 			select {
@@ -155,10 +156,12 @@ func (c *Cacher) applyBatch(first store.Event, events <-chan store.Event) (open 
 					break batch
 				}
 				c.applyLocked(ev)
+				applied++
 			default:
 				break batch
 			}
 		}
+		c.counters.received.Add(applied)
 		c.revisionMovedLocked()
 		c.mu.Unlock()
 		c.poke(c.dispatchWake)

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"listwatch/apiserver/metrics"
 )
 
 // The request log: one line per request, like kube-apiserver's httplog at
@@ -35,6 +37,9 @@ type Recorder struct {
 	// (InFlight.Begin): when the handler returns, or for a detached
 	// request when its goroutine ends. nil if it holds none.
 	Release func()
+	// Metrics is what the request counts as in /metrics, once routed to a
+	// resource; the zero value is not counted.
+	Metrics metrics.Request
 }
 
 // NewRecorder wraps w for a request that arrived now.

@@ -123,6 +123,7 @@ func (wt *watch) pump(wr writer) {
 				cacher.ReleaseFrames(frames)
 				return
 			}
+			wt.watcher.Sent(len(frames)) // apiserver_watch_events_total, per write
 			wt.trace(wr, "wrote %d bytes, %d frames", n, len(frames))
 		}
 		cacher.ReleaseFrames(frames)
