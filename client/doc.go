@@ -15,6 +15,9 @@
 // What each type mirrors in client-go / apimachinery (v0.37):
 //
 //   - Config, Client: rest.Config and rest.RESTClient (client-go/rest).
+//   - ConfigFromKubeconfig: tools/clientcmd, for one kubeconfig file.
+//   - ServerPreferredResources: the discovery client's, from the
+//     unaggregated documents.
 //   - ResourceClient: the dynamic client's ResourceInterface
 //     (client-go/dynamic); its List, Get, Create, ... are rest.Request.Do,
 //     and Watch is rest.Request.Watch (client-go/rest/request.go).
@@ -44,9 +47,10 @@
 //   - retrywatcher.go: RetryWatcher, which watches again from the last
 //     resourceVersion.
 //
-// config.go, http2.go, websocket.go, idle.go, failover.go, pager.go,
-// subresource.go and errors.go are the transports, the configuration and
-// the rest of the REST client; none of them is needed to follow a watch.
+// config.go, kubeconfig.go, http2.go, websocket.go, idle.go, failover.go,
+// pager.go, subresource.go, discovery.go and errors.go are the transports,
+// the configuration and the rest of the REST client; none of them is
+// needed to follow a watch.
 //
 // # Framing: how a chunked body becomes events
 //
