@@ -227,15 +227,41 @@ func (rc *ResourceClient) Delete(ctx context.Context, name string, opts DeleteOp
 		return err
 	}
 	r := &request{method: http.MethodDelete, path: rc.objectPath(name), gr: rc.gvr.GroupResource(), name: name}
-	if opts.Preconditions != nil || opts.PropagationPolicy != "" || opts.GracePeriodSeconds != nil {
-		body, err := json.Marshal(deleteOptionsJSON{
-			Kind: "DeleteOptions", APIVersion: "v1", Preconditions: opts.Preconditions,
-			PropagationPolicy: opts.PropagationPolicy, GracePeriodSeconds: opts.GracePeriodSeconds,
-		})
-		if err != nil {
-			return fmt.Errorf("client: encoding delete options: %w", err)
-		}
-		r.body, r.contentType = body, "application/json"
+	if err := opts.setBody(r); err != nil {
+		return err
+	}
+	_, err := rc.c.do(ctx, r)
+	return err
+}
+
+// setBody puts the options, if any are set, in r's body as a
+// DeleteOptions.
+func (opts DeleteOptions) setBody(r *request) error {
+	if opts.Preconditions == nil && opts.PropagationPolicy == "" && opts.GracePeriodSeconds == nil {
+		return nil
+	}
+	body, err := json.Marshal(deleteOptionsJSON{
+		Kind: "DeleteOptions", APIVersion: "v1", Preconditions: opts.Preconditions,
+		PropagationPolicy: opts.PropagationPolicy, GracePeriodSeconds: opts.GracePeriodSeconds,
+	})
+	if err != nil {
+		return fmt.Errorf("client: encoding delete options: %w", err)
+	}
+	r.body, r.contentType = body, "application/json"
+	return nil
+}
+
+// DeleteCollection deletes every object of the collection (in the
+// ResourceClient's namespace, if any) that opts' selectors pick, as
+// client-go's DeleteCollection does; the namespace controller empties a
+// namespace this way. The answer (the list of deleted objects) is dropped.
+func (rc *ResourceClient) DeleteCollection(ctx context.Context, dopts DeleteOptions, opts api.ListOptions) error {
+	if err := rc.check(); err != nil {
+		return err
+	}
+	r := &request{method: http.MethodDelete, path: rc.collectionPath(), query: opts.Values(), gr: rc.gvr.GroupResource()}
+	if err := dopts.setBody(r); err != nil {
+		return err
 	}
 	_, err := rc.c.do(ctx, r)
 	return err

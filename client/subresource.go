@@ -22,3 +22,18 @@ func (rc *ResourceClient) UpdateStatus(ctx context.Context, obj *api.Object) (*a
 	}
 	return rc.put(ctx, obj, "update the status of", "/status")
 }
+
+// Finalize replaces a namespace's spec.finalizers through its finalize
+// subresource (PUT /api/v1/namespaces/{name}/finalize), as the namespace
+// controller does once the namespace is empty; client-go's
+// NamespaceExpansion.Finalize. Only spec changes; on a namespace being
+// deleted, emptying spec.finalizers deletes it.
+func (rc *ResourceClient) Finalize(ctx context.Context, ns *api.Object) (*api.Object, error) {
+	if err := rc.check(); err != nil {
+		return nil, err
+	}
+	if ns == nil {
+		return nil, fmt.Errorf("client: finalize of a nil namespace")
+	}
+	return rc.put(ctx, ns, "finalize", "/finalize")
+}
