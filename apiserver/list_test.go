@@ -175,12 +175,5 @@ func TestGenerateNameAndOtherResources(t *testing.T) {
 	deletedPod := ts.do(req{method: "DELETE", path: "/api/v1/namespaces/default/pods/p"})
 	assert.Equal(t, "Pod", deletedPod.object(t).Kind, "pods answer a delete with the object")
 	assert.Equal(t, pod.object(t).Metadata.UID, deletedPod.object(t).Metadata.UID)
-
-	// Deleting a namespace deletes what is in it.
-	ts.createNamespace("team")
-	ts.createConfigMap("team", "c", nil, nil)
-	ns := ts.do(req{method: "DELETE", path: "/api/v1/namespaces/team"})
-	assert.Equal(t, "Namespace", ns.object(t).Kind)
-	assert.Empty(t, ts.get("/api/v1/namespaces/team/configmaps").list(t).Items)
-	ts.do(req{method: "POST", path: "/api/v1/namespaces/team/configmaps", body: configMapJSON("c", nil, nil)}).mustCode(t, http.StatusNotFound)
+	// Deleting a namespace: namespaces_test.go.
 }

@@ -37,11 +37,11 @@ func TestProtobufCreateOverHTTP(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			created := ts.do(req{method: "POST", path: c.path, body: string(readProtobufTestdata(t, c.name+".pb")), header: pb}).mustCode(t, http.StatusCreated)
 			got := ts.get(c.path+c.get).mustCode(t, http.StatusOK)
-			ts.do(req{method: "DELETE", path: c.path + c.get}).mustCode(t, http.StatusOK)
+			ts.deleteAtOnce(c.path + c.get)
 
 			createdJSON := ts.do(req{method: "POST", path: c.path, body: string(readProtobufTestdata(t, c.name+".json"))}).mustCode(t, http.StatusCreated)
 			gotJSON := ts.get(c.path+c.get).mustCode(t, http.StatusOK)
-			ts.do(req{method: "DELETE", path: c.path + c.get}).mustCode(t, http.StatusOK)
+			ts.deleteAtOnce(c.path + c.get)
 
 			assert.Equal(t, normalize(t, createdJSON), normalize(t, created))
 			assert.Equal(t, normalize(t, gotJSON), normalize(t, got))

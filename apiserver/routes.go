@@ -130,6 +130,11 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, doc *dis
 	doc.ServeHTTP(w, r)
 }
 
+// namespaceSubresources are the names after /namespaces/{name}/ that are
+// the namespace's subresources, not resources in it (requestinfo.go's
+// namespaceSubresources).
+var namespaceSubresources = map[string]bool{registry.SubresourceStatus: true, registry.SubresourceFinalize: true}
+
 // parseResourcePath reads the part of a path after the group version.
 func (s *Server) parseResourcePath(gv string, rest []string) (handlers.RequestInfo, bool) {
 	var ri handlers.RequestInfo
@@ -142,6 +147,11 @@ func (s *Server) parseResourcePath(gv string, rest []string) (handlers.RequestIn
 		}
 	}
 	switch {
+	case len(rest) == 3 && rest[0] == "namespaces" && gv == "v1" && namespaceSubresources[rest[2]]:
+		// /namespaces/{name}/status and /finalize: a namespace's own
+		// subresources, not a resource in the namespace.
+		ri.Entry = s.registry.Lookup(gv, "namespaces")
+		ri.Name, ri.Subresource = rest[1], rest[2]
 	case len(rest) >= 3 && rest[0] == "namespaces":
 		// /namespaces/{ns}/{resource}[/{name}]
 		ri.Entry = s.registry.Lookup(gv, rest[2])
@@ -190,6 +200,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri handle
 	}
 	if ri.Subresource != "" && verb != registry.VerbGet && verb != registry.VerbUpdate && verb != registry.VerbPatch {
 		verb = "" // a subresource is read, replaced or patched, nothing else
+	}
+	if ri.Subresource == registry.SubresourceFinalize && verb != registry.VerbUpdate {
+		verb = "" // a namespace's finalize is only replaced
 	}
 	if verb == "" || !ri.Entry.Allows(verb) {
 		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())

@@ -461,10 +461,17 @@ func testGenerateNameEtc(t *testing.T, s *server) {
 	require.NoError(t, json.Unmarshal(b, &p))
 	assert.EqualValues(t, 2, meta(p)["generation"], "a spec change bumps generation")
 
-	// Deleting a namespace deletes what is in it.
+	// Deleting a namespace marks it Terminating: what it holds stays (the
+	// namespace controller deletes it), nothing new may be created, and
+	// the finalize write that empties spec.finalizers deletes it.
 	s.create("c", "1")
-	s.mustDo(http.MethodDelete, "/api/v1/namespaces/"+s.ns, "", http.StatusOK)
+	ns := s.mustDo(http.MethodDelete, "/api/v1/namespaces/"+s.ns, "", http.StatusOK)
+	assert.Equal(t, map[string]any{"phase": "Terminating"}, ns["status"])
 	l := s.mustDo(http.MethodGet, s.cms(), "", http.StatusOK)
-	assert.Empty(t, items(l))
+	assert.NotEmpty(t, items(l))
+	s.mustDo(http.MethodPost, s.cms(), configMap("after", "1"), http.StatusForbidden)
+	s.mustDo(http.MethodPut, "/api/v1/namespaces/"+s.ns+"/finalize",
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"`+s.ns+`"},"spec":{"finalizers":[]}}`, http.StatusOK)
+	s.mustDo(http.MethodGet, "/api/v1/namespaces/"+s.ns, "", http.StatusNotFound)
 	s.mustDo(http.MethodPost, s.cms(), configMap("after", "1"), http.StatusNotFound)
 }

@@ -56,7 +56,7 @@ func (h *Handlers) createByApply(w http.ResponseWriter, r *http.Request, ri Requ
 	if err == nil {
 		wipeSystemFields(obj)
 		if res.Namespaced {
-			err = h.namespaceExists(r.Context(), obj.Metadata.Namespace)
+			err = h.admitToNamespace(r.Context(), res, obj)
 		}
 	}
 	var created *api.Object

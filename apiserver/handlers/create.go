@@ -46,7 +46,7 @@ func (h *Handlers) serveCreate(w http.ResponseWriter, r *http.Request, ri Reques
 	}
 	wipeSystemFields(obj)
 	if res.Namespaced {
-		if err := h.namespaceExists(r.Context(), obj.Metadata.Namespace); err != nil {
+		if err := h.admitToNamespace(r.Context(), res, obj); err != nil {
 			negotiation.WriteError(w, r, err)
 			return
 		}

@@ -129,8 +129,8 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 	var obj *api.Object
 	gone := true
 	if res == h.reg.Namespaces().Resource {
-		// Namespaces keep their own deletion (their contents go with them).
-		obj, err = h.store.Delete(r.Context(), key, pre)
+		// Namespaces keep their own deletion: Terminating first.
+		obj, gone, err = h.deleteNamespace(r.Context(), res, key, pre)
 	} else {
 		obj, gone, err = h.deleteObject(r.Context(), res, key, pre, opts.GracePeriodSeconds)
 	}
@@ -143,12 +143,6 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
-	}
-	if res == h.reg.Namespaces().Resource {
-		if err := h.deleteNamespaceContents(r.Context(), ri.Name); err != nil {
-			negotiation.WriteError(w, r, err)
-			return
-		}
 	}
 	if h.tracer.Enabled() {
 		h.tracer.Printf(narrate.HTTP, "DELETE %s %s (last rv %s)", res.Name, obj.Key(), obj.Metadata.ResourceVersion)

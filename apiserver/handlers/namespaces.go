@@ -3,44 +3,77 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"listwatch/api"
+	"listwatch/apiserver/registry"
 	"listwatch/store"
 )
 
 // Namespaces in the handlers: what the NamespaceLifecycle admission plugin
-// and the namespace controller do in Kubernetes. Creating in a namespace
-// that does not exist is 404; deleting a namespace deletes what it holds.
+// (apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go) and
+// the namespace REST storage's Delete
+// (pkg/registry/core/namespace/storage/storage.go) do in Kubernetes.
+// Creating in a namespace that does not exist is 404, in one being
+// terminated 403; deleting a namespace marks it Terminating and leaves its
+// contents to the namespace controller (registry/namespaces.go tells the
+// whole life).
 
-// namespaceExists reports whether namespace ns exists: creating anything in
-// a namespace that does not is a 404, as NamespaceLifecycle answers.
-func (h *Handlers) namespaceExists(ctx context.Context, ns string) error {
-	_, err := h.store.Get(ctx, h.reg.Namespaces().Resource.Key("", ns))
+// namespaceTerminatingCause is core/v1 NamespaceTerminatingCause: the
+// cause a client (the deployment controller, for one) checks to know that
+// every further create in the namespace will fail too.
+const namespaceTerminatingCause api.CauseType = "NamespaceTerminating"
+
+// admitToNamespace refuses to create obj of res in a namespace that does
+// not exist (404) or is being terminated (403 Forbidden, with the
+// NamespaceTerminating cause), as NamespaceLifecycle's Admit does.
+func (h *Handlers) admitToNamespace(ctx context.Context, res *registry.Resource, obj *api.Object) error {
+	nsRes := h.reg.Namespaces().Resource
+	ns, err := h.store.Get(ctx, nsRes.Key("", obj.Metadata.Namespace))
 	if errors.Is(err, store.ErrNotFound) {
-		return api.NewNotFound(h.reg.Namespaces().Resource.GroupResource(), ns)
+		return api.NewNotFound(nsRes.GroupResource(), obj.Metadata.Namespace)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if registry.NamespacePhase(ns) != registry.NamespaceTerminating {
+		return nil
+	}
+	st := api.NewForbidden(res.GroupResource(), obj.Metadata.Name,
+		fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", obj.Metadata.Namespace))
+	st.Details.Causes = append(st.Details.Causes, api.StatusCause{Type: namespaceTerminatingCause,
+		Message: fmt.Sprintf("namespace %s is being terminated", obj.Metadata.Namespace), Field: "metadata.namespace"})
+	return st
 }
 
-// deleteNamespaceContents removes every object in namespace ns, which in
-// Kubernetes the namespace controller does after the namespace turns
-// Terminating. The toy does it at once, so a deleted namespace leaves
-// nothing behind.
-func (h *Handlers) deleteNamespaceContents(ctx context.Context, ns string) error {
-	for _, rs := range h.reg.Entries() {
-		if !rs.Namespaced {
-			continue
-		}
-		page, err := h.store.List(ctx, rs.CollectionPrefix(ns), store.ListOptions{})
+// deleteNamespace is a DELETE of the namespace at key. The first marks it
+// Terminating and answers it (gone false); a later one answers it again
+// while spec.finalizers holds anything, and deletes it once the namespace
+// controller has emptied them (which its finalize write does anyway).
+func (h *Handlers) deleteNamespace(ctx context.Context, res *registry.Resource, key string, pre store.Preconditions) (*api.Object, bool, error) {
+	for attempt := 1; ; attempt++ {
+		cur, err := h.store.Get(ctx, key)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
-		for _, obj := range page.Items {
-			_, err := h.store.Delete(ctx, rs.Key(ns, obj.Metadata.Name), store.Preconditions{UID: obj.Metadata.UID})
-			if err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
-				return err
+		if (pre.UID != "" && pre.UID != cur.Metadata.UID) || (pre.ResourceVersion != 0 && pre.ResourceVersion != revisionOf(cur)) {
+			return nil, false, store.ErrConflict
+		}
+		if cur.Metadata.DeletionTimestamp != nil {
+			if len(registry.SpecFinalizers(cur)) > 0 {
+				return cur, false, nil
 			}
+			return h.deleteObject(ctx, res, key, pre, nil)
 		}
+		next, err := registry.MarkNamespaceTerminating(cur, time.Now())
+		if err != nil {
+			return nil, false, err
+		}
+		marked, err := h.store.Update(ctx, key, next, store.Preconditions{UID: cur.Metadata.UID, ResourceVersion: revisionOf(cur)})
+		if errors.Is(err, store.ErrConflict) && attempt < maxDeleteAttempts {
+			continue // written in between: decide again
+		}
+		return marked, false, err
 	}
-	return nil
 }

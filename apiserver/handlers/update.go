@@ -87,7 +87,7 @@ func (h *Handlers) guaranteedUpdate(r *http.Request, ri RequestInfo, tryUpdate f
 			if err := res.CheckFinalizerUpdate(next, cur); err != nil {
 				return nil, err
 			}
-			if registry.ShouldDeleteDuringUpdate(next) {
+			if res.ShouldDeleteDuringUpdate(next) {
 				curRV = cur.Metadata.ResourceVersion
 				return nil, errDeleteInstead{next: next}
 			}
@@ -154,8 +154,17 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 }
 
 // prepareWrite is prepareUpdate for a write of the object, or, through the
-// status subresource, the stored object with only its status replaced.
+// status subresource, the stored object with only its status replaced, or,
+// through a namespace's finalize subresource, with only its spec replaced.
 func prepareWrite(res *registry.Resource, ri RequestInfo, next, cur *api.Object) (*api.Object, error) {
+	if ri.Subresource == registry.SubresourceFinalize {
+		out, err := registry.FinalizeNamespace(next, cur)
+		if err != nil {
+			return nil, err
+		}
+		out.Kind, out.APIVersion = res.Kind, res.APIVersion()
+		return out, nil
+	}
 	if ri.Subresource != registry.SubresourceStatus {
 		if res.HasSubresource(registry.SubresourceStatus) {
 			// Status is written through /status only: a write of the

@@ -113,8 +113,15 @@ func markDeleted(cur *api.Object, now time.Time, grace int64) *api.Object {
 // ShouldDeleteDuringUpdate says a write of next must delete the object
 // instead of storing it: it is being deleted, its last finalizer is gone,
 // and no grace period is left to wait out.
-func ShouldDeleteDuringUpdate(next *api.Object) bool {
+//
+// A namespace also waits for its spec.finalizers, which only the namespace
+// controller removes (ShouldDeleteNamespaceDuringUpdate in
+// pkg/registry/core/namespace/storage/storage.go).
+func (r *Resource) ShouldDeleteDuringUpdate(next *api.Object) bool {
 	if next.Metadata.DeletionTimestamp == nil || len(Finalizers(next)) > 0 {
+		return false
+	}
+	if r.IsNamespaces() && len(SpecFinalizers(next)) > 0 {
 		return false
 	}
 	grace, ok := GracePeriod(next)

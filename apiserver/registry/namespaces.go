@@ -6,21 +6,45 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"listwatch/api"
 	"listwatch/store"
 )
 
 // Namespaces are the one resource with server-side behaviour of their own.
-// In Kubernetes the namespace strategy and the NamespaceLifecycle admission
-// plugin provide it; here it is this file.
+// In Kubernetes the namespace strategy and storage
+// (pkg/registry/core/namespace/strategy.go, storage/storage.go) and the
+// NamespaceLifecycle admission plugin
+// (apiserver/pkg/admission/plugin/namespace/lifecycle) provide it; here it
+// is this file and the handlers' namespaces.go.
+//
+// A namespace's life: created Active with the finalizer "kubernetes" in
+// spec.finalizers (not metadata.finalizers: only the namespace controller
+// removes it, through the finalize subresource). The first DELETE only
+// marks it: deletionTimestamp set, status.phase Terminating; from then on
+// nothing new may be created in it (403, cause NamespaceTerminating). The
+// namespace controller (controllers/namespace, kube-controller-manager's
+// in Kubernetes) deletes everything in it, then PUTs .../finalize with
+// spec.finalizers empty, and that write deletes the namespace.
 
 // namespaceNameLabel is the label every namespace carries with its own
 // name, so label selectors can pick namespaces by name.
 const namespaceNameLabel = "kubernetes.io/metadata.name"
 
-// namespaceFinalizer is the finalizer a new namespace gets.
+// namespaceFinalizer is the finalizer a new namespace gets
+// (core/v1 FinalizerKubernetes).
 const namespaceFinalizer = "kubernetes"
+
+// SubresourceFinalize: PUT .../namespaces/{name}/finalize replaces
+// spec.finalizers and nothing else (namespaceFinalizeStrategy).
+const SubresourceFinalize = "finalize"
+
+// The phases of a namespace (core/v1 NamespacePhase).
+const (
+	NamespaceActive      = "Active"
+	NamespaceTerminating = "Terminating"
+)
 
 // InitialNamespaces exist when the server starts and cannot be deleted.
 var InitialNamespaces = []string{"default", "kube-system"}
@@ -48,7 +72,82 @@ func prepareNamespace(obj *api.Object) error {
 	if err := setJSON(obj, "spec", spec); err != nil {
 		return err
 	}
-	return setJSON(obj, "status", map[string]any{"phase": "Active"})
+	return setJSON(obj, "status", map[string]any{"phase": NamespaceActive})
+}
+
+// prepareNamespaceUpdate keeps what only the server and the namespace
+// controller change: spec.finalizers (through finalize) and status
+// (through status), as namespaceStrategy.PrepareForUpdate does; and the
+// name label.
+func prepareNamespaceUpdate(obj, old *api.Object) error {
+	if obj.Metadata.Labels == nil {
+		obj.Metadata.Labels = map[string]string{}
+	}
+	obj.Metadata.Labels[namespaceNameLabel] = obj.Metadata.Name
+	for _, f := range []string{"spec", "status"} {
+		if raw := old.Get(f); raw != nil {
+			if err := obj.Set(f, raw); err != nil {
+				return api.NewInternalError(err)
+			}
+		} else {
+			obj.Remove(f)
+		}
+	}
+	return nil
+}
+
+// IsNamespaces reports whether r is core/v1 namespaces.
+func (r *Resource) IsNamespaces() bool { return r.Group == "" && r.Name == "namespaces" }
+
+// NamespacePhase is a namespace's status.phase.
+func NamespacePhase(ns *api.Object) string {
+	var st struct {
+		Phase string `json:"phase"`
+	}
+	_ = json.Unmarshal(ns.Get("status"), &st) // stored by us: absent is ""
+	return st.Phase
+}
+
+// SpecFinalizers is a namespace's spec.finalizers.
+func SpecFinalizers(ns *api.Object) []string {
+	var spec struct {
+		Finalizers []string `json:"finalizers"`
+	}
+	_ = json.Unmarshal(ns.Get("spec"), &spec) // stored by us: absent is none
+	return spec.Finalizers
+}
+
+// MarkNamespaceTerminating is what the first DELETE of a namespace
+// stores: cur with deletionTimestamp now and status.phase Terminating
+// (the REST storage's Delete). Its contents stay until the namespace
+// controller has deleted them.
+func MarkNamespaceTerminating(cur *api.Object, now time.Time) (*api.Object, error) {
+	next := cur.DeepCopy()
+	at := now.UTC().Truncate(time.Second)
+	next.Metadata.DeletionTimestamp = &at
+	status := map[string]any{}
+	if raw := cur.Get("status"); raw != nil {
+		_ = json.Unmarshal(raw, &status) // stored by us; unreadable is replaced
+	}
+	status["phase"] = NamespaceTerminating
+	if err := setJSON(next, "status", status); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// FinalizeNamespace is a write through the finalize subresource: the
+// stored namespace cur with next's spec (its finalizers) and nothing else.
+func FinalizeNamespace(next, cur *api.Object) (*api.Object, error) {
+	out := cur.DeepCopy()
+	if raw := next.Get("spec"); raw != nil {
+		if err := out.Set("spec", raw); err != nil {
+			return nil, api.NewBadRequest(err.Error())
+		}
+	} else {
+		out.Remove("spec")
+	}
+	return out, nil
 }
 
 // setJSON sets a top-level field of obj to v encoded as JSON.

@@ -135,7 +135,8 @@ func Builtin() []*Resource {
 			ValidateName:        validateDNS1123Label,
 			Columns:             []Column{namespaceStatusColumn},
 			PrepareCreate:       prepareNamespace,
-			PrepareUpdate:       func(obj, _ *api.Object) error { return prepareNamespace(obj) },
+			PrepareUpdate:       prepareNamespaceUpdate,
+			Subresources:        []string{SubresourceFinalize, SubresourceStatus},
 		},
 		{
 			Version: "v1", Name: "configmaps", SingularName: "configmap",
