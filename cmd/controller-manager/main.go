@@ -9,6 +9,12 @@
 //	kubectl --server http://127.0.0.1:8080 create -f deployment.json
 //	kubectl --server http://127.0.0.1:8080 rollout status deployment/web
 //
+// Against a TLS server it takes a kubeconfig, as kube-controller-manager
+// does: the one `cmd/apiserver --tls` writes, or a real cluster's.
+//
+//	go run ./cmd/apiserver --tls &
+//	go run ./cmd/controller-manager --kubeconfig /tmp/listwatch-apiserver/kubeconfig
+//
 // SIGINT or SIGTERM stops it; every controller finishes the item in hand.
 package main
 
@@ -45,11 +51,14 @@ func main() {
 const usageHeader = `Usage: controller-manager [flags]
 
 listwatch's controllers, built on our informers and workqueue, against any
-apiserver (ours: go run ./cmd/apiserver; or a real one through kubectl proxy):
+apiserver (ours: go run ./cmd/apiserver, or with --tls and the kubeconfig it
+writes; or a real one, with --kubeconfig):
 
   deployment  keeps spec.replicas Pods per Deployment, writes its status
   kubelet     reports Pods Running and Ready after --kubelet-start-delay
   gc          deletes objects whose owners are all gone
+  namespace   empties a namespace being deleted (Terminating), then
+              finalizes it so the apiserver removes it
   website     the workshop's operator: each Website becomes a ConfigMap and a
               Deployment it owns, with a Ready condition (not run unless
               named; needs its CustomResourceDefinition, see
@@ -61,8 +70,9 @@ Flags:
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("controller-manager", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	server := fs.String("server", "http://127.0.0.1:8080", "the apiserver's URL")
-	token := fs.String("token", "", "bearer token to send, if the server wants one")
+	server := fs.String("server", "http://127.0.0.1:8080", "the apiserver's URL (with --kubeconfig: overrides its server, as kube-controller-manager's --master does)")
+	token := fs.String("token", "", "bearer token to send, if the server wants one (with --kubeconfig: overrides its user's)")
+	kubeconfig := fs.String("kubeconfig", "", "a kubeconfig file: server, CA and credentials of its current context (cmd/apiserver --tls writes one), as kube-controller-manager --kubeconfig reads it")
 	which := fs.String("controllers", strings.Join(manager.All, ","), "comma-separated controllers to run")
 	workers := fs.Int("workers", 2, "reconcile goroutines per controller")
 	delay := fs.Duration("kubelet-start-delay", kubelet.DefaultStartDelay, "how long a Pod takes to become Running and Ready")
@@ -84,7 +94,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *workers < 1 {
 		return fmt.Errorf("--workers must be at least 1, not %d", *workers)
 	}
-	c, err := client.New(client.Config{Host: *server, BearerToken: *token, UserAgent: "listwatch-controller-manager"})
+	ccfg, err := clientConfig(fs, *kubeconfig, *server, *token)
+	if err != nil {
+		return err
+	}
+	c, err := client.New(ccfg)
 	if err != nil {
 		return err
 	}
@@ -98,8 +112,31 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *trace {
 		cfg.Tracer = narrate.New(stderr)
 	}
-	fmt.Fprintf(stderr, "controller-manager: running %s against %s\n", strings.Join(cfg.Controllers, ", "), *server)
+	fmt.Fprintf(stderr, "controller-manager: running %s against %s\n", strings.Join(cfg.Controllers, ", "), ccfg.Host)
 	err = manager.Run(ctx, cfg)
 	fmt.Fprintln(stderr, "controller-manager: stopped")
 	return err
+}
+
+// clientConfig is where the controllers connect: the kubeconfig's current
+// context if one is named, with --server and --token, when given, in
+// place of its server and token; otherwise --server and --token.
+func clientConfig(fs *flag.FlagSet, kubeconfig, server, token string) (client.Config, error) {
+	cfg := client.Config{Host: server, BearerToken: token}
+	if kubeconfig != "" {
+		var err error
+		if cfg, err = client.ConfigFromKubeconfig(kubeconfig, ""); err != nil {
+			return cfg, err
+		}
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "server":
+				cfg.Host = server
+			case "token":
+				cfg.BearerToken = token
+			}
+		})
+	}
+	cfg.UserAgent = "listwatch-controller-manager"
+	return cfg, nil
 }

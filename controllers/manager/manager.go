@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"listwatch/api"
@@ -14,6 +15,8 @@ import (
 	"listwatch/controllers/deployment"
 	"listwatch/controllers/gc"
 	"listwatch/controllers/kubelet"
+	"listwatch/controllers/leaderelection"
+	"listwatch/controllers/namespace"
 	"listwatch/controllers/website"
 	"listwatch/informer"
 	"listwatch/internal/clock"
@@ -27,16 +30,17 @@ const (
 	Deployment = "deployment"
 	Kubelet    = "kubelet"
 	GC         = "gc"
+	Namespace  = "namespace"
 	// Website is the workshop's operator (controllers/website), run only
 	// when named: it reconciles every namespace's Websites.
 	Website = "website"
 )
 
 // All is every built-in controller, the default.
-var All = []string{Deployment, Kubelet, GC}
+var All = []string{Deployment, Kubelet, GC, Namespace}
 
 // Known is every controller a Manager can run: All and the operator.
-var Known = []string{Deployment, Kubelet, GC, Website}
+var Known = []string{Deployment, Kubelet, GC, Namespace, Website}
 
 // WebsiteGCKind is the Website custom resource as an owner the garbage
 // collector watches, so that deleting a Website removes what it owns.
@@ -82,7 +86,39 @@ type Config struct {
 	// Tracer narrates the controllers and workqueues (not the informers:
 	// that would be every layer, every event). nil is silent.
 	Tracer *narrate.Tracer
+	// LeaderElection, if set, makes the Manager compete for a Lease and
+	// run its controllers only while it holds it, so that several can run
+	// side by side; nil runs them at once (kube-controller-manager
+	// --leader-elect=false).
+	LeaderElection *LeaderElection
 }
+
+// LeaderElection configures the Manager's election (package
+// leaderelection); zero values are kube-controller-manager's defaults.
+type LeaderElection struct {
+	// Namespace and Name locate the Lease: DefaultLeaseNamespace and
+	// DefaultLeaseName unless set.
+	Namespace, Name string
+	// Identity is this Manager's name in the Lease; unique among the
+	// candidates. Default: the hostname, "_" and a random suffix, as
+	// kube-controller-manager makes it.
+	Identity string
+	// LeaseDuration, RenewDeadline and RetryPeriod: see
+	// leaderelection.Config (15 s, 10 s and 2 s by default).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// ReleaseOnCancel releases the Lease when Run's context ends, so the
+	// next candidate need not wait LeaseDuration.
+	ReleaseOnCancel bool
+}
+
+// The Lease the Managers compete for unless told otherwise: in
+// kube-system, as kube-controller-manager's (named kube-controller-manager)
+// is, under a name of our own, so that ours and the real one can run
+// against the same server without taking turns.
+const (
+	DefaultLeaseNamespace = "kube-system"
+	DefaultLeaseName      = "listwatch-controller-manager"
+)
 
 // Manager is the configured controllers, built on shared informers and
 // ready to run.
@@ -91,6 +127,8 @@ type Manager struct {
 	names   []string
 	factory *informer.Factory
 	ctrls   []controller
+	elector *leaderelection.Elector // nil without leader election
+	leading atomic.Bool             // the controllers are running as the leader's
 }
 
 // controller is one built controller: how to run it and how to read its
@@ -108,8 +146,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	m.Run(ctx)
-	return nil
+	return m.Run(ctx)
 }
 
 // New builds the configured controllers and registers their handlers on
@@ -147,12 +184,48 @@ func New(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, names: names, factory: factory, ctrls: ctrls}, nil
+	m := &Manager{cfg: cfg, names: names, factory: factory, ctrls: ctrls}
+	if cfg.LeaderElection != nil {
+		if m.elector, err = newElector(cfg, m.lead); err != nil {
+			stopUnstarted(ctrls)
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
-// Run starts the informers and every controller and returns once ctx has
-// ended and they have all stopped.
-func (m *Manager) Run(ctx context.Context) {
+// Run runs the controllers until ctx ends, or, with leader election, while
+// this Manager holds the Lease. It returns once every controller and
+// informer has stopped: nil when ctx ended, leaderelection.ErrLeadershipLost
+// when the Lease was lost (kube-controller-manager exits then; start a new
+// Manager to compete again).
+func (m *Manager) Run(ctx context.Context) error {
+	if m.elector == nil {
+		m.runControllers(ctx)
+		return nil
+	}
+	m.cfg.Tracer.Printf(narrate.Controller, "manager: waiting to lead before starting %v", m.names)
+	err := m.elector.Run(ctx)
+	if !m.elector.Led() {
+		m.runControllers(cancelled()) // never led: stop their queues
+	}
+	return err
+}
+
+// IsLeader reports whether this Manager's controllers are running as the
+// leader's (always true without leader election).
+func (m *Manager) IsLeader() bool { return m.elector == nil || m.leading.Load() }
+
+// lead runs the controllers while this Manager leads.
+func (m *Manager) lead(ctx context.Context) {
+	m.leading.Store(true)
+	defer m.leading.Store(false)
+	m.runControllers(ctx)
+}
+
+// runControllers starts the informers and every controller and returns
+// once ctx has ended and they have all stopped.
+func (m *Manager) runControllers(ctx context.Context) {
 	m.cfg.Tracer.Printf(narrate.Controller, "manager: starting %v", m.names)
 	m.factory.Start(ctx)
 	var wg sync.WaitGroup
@@ -181,11 +254,7 @@ func (m *Manager) Queues() []workqueue.Metrics {
 func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersionResource) (*informer.SharedIndexInformer, error)) (runs []controller, err error) {
 	defer func() {
 		if err != nil {
-			cancelled, cancel := context.WithCancel(context.Background())
-			cancel()
-			for _, r := range runs {
-				r.run(cancelled)
-			}
+			stopUnstarted(runs)
 			runs = nil
 		}
 	}()
@@ -231,6 +300,16 @@ func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersion
 				return runs, err
 			}
 			runs = append(runs, controller{g.Run, g.Queue})
+		case Namespace:
+			n, err := inf(namespace.Namespaces)
+			if err != nil {
+				return runs, err
+			}
+			ctrl, err := namespace.New(namespace.Options{Client: c, Namespaces: n, Settings: settings})
+			if err != nil {
+				return runs, err
+			}
+			runs = append(runs, controller{ctrl.Run, ctrl.Queue})
 		case Website:
 			op, err := website.New(website.Options{Client: c, Settings: settings})
 			if err != nil {
@@ -240,4 +319,18 @@ func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersion
 		}
 	}
 	return runs, nil
+}
+
+// stopUnstarted runs controllers that will never run with a cancelled
+// context, which stops their queues.
+func stopUnstarted(runs []controller) {
+	for _, r := range runs {
+		r.run(cancelled())
+	}
+}
+
+func cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
