@@ -7,6 +7,7 @@ import (
 	"log"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,8 +220,11 @@ func TestLivePageAndItsDebugFields(t *testing.T) {
 	assert.Contains(t, string(ts.get("/ui").mustCode(t, http.StatusOK)), "listwatch", "/ui is redirected to /ui/")
 	ts.get("/ui/nope.js").mustCode(t, http.StatusNotFound)
 
+	// From the current revision: a watch from none would be a watch-list
+	// and get its initial-events-end bookmark.
+	path := "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=" + strconv.FormatInt(ts.revision(), 10)
 	for _, tr := range []transport{chunked, websocketTransport} {
-		wc := ts.watch(tr, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true")
+		wc := ts.watch(tr, path)
 		defer wc.close()
 	}
 	caches := ts.debugView().Caches
@@ -229,7 +233,7 @@ func TestLivePageAndItsDebugFields(t *testing.T) {
 	transports := map[string]bool{}
 	for _, w := range caches[i].Watchers {
 		transports[w.Transport] = true
-		assert.Equal(t, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true", w.Request)
+		assert.Equal(t, path, w.Request)
 		assert.Zero(t, w.BookmarksSent, "the cache has not moved past the watches' start")
 	}
 	assert.Equal(t, map[string]bool{watchserver.TransportH1Chunked: true, watchserver.TransportH1Websocket: true}, transports)

@@ -170,6 +170,9 @@ func TestTLSServesHTTP2ByALPN(t *testing.T) {
 	assert.Contains(t, string(body), `"gitVersion"`)
 
 	w1 := c.watch("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true")
+	// A watch from no resourceVersion is a watch-list (1.37's default): the
+	// current state, here nothing, then the bookmark that ends it.
+	assert.Equal(t, api.Bookmark, w1.next().Type)
 	w2 := c.watch("/api/v1/namespaces?watch=1")
 	assert.Equal(t, "default", w2.next().Object.Metadata.Name)
 	resp, err := c.do(http.MethodPost, "/api/v1/namespaces/default/configmaps", configMapJSON("x", nil, nil))
@@ -255,6 +258,8 @@ func TestHTTP2WatchTimeoutAndBookmarks(t *testing.T) {
 
 	ts.Faults().SetBookmarkInterval(100 * time.Millisecond)
 	w := c.watch("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=60")
+	end := w.next() // a watch-list's end of the (empty) current state
+	assert.Equal(t, "true", end.Object.Metadata.Annotations[api.InitialEventsEndAnnotation])
 	ts.createConfigMap("default", "x", nil, nil)
 	assert.Equal(t, api.Added, w.next().Type)
 	assert.Equal(t, api.Bookmark, w.next().Type)

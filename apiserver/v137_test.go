@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"listwatch/api"
 )
 
 // Answers that changed between kube-apiserver 1.32, whose recordings the
@@ -124,4 +126,34 @@ func TestPodGeneration(t *testing.T) {
 	assert.Equal(t, int64(3), generation(deleted, http.StatusOK), "the delete marks it")
 	assert.NotNil(t, deleted.object(t).Metadata.DeletionTimestamp)
 	ts.get(pods+"/p").mustCode(t, http.StatusNotFound)
+}
+
+// A watch from no particular point (resourceVersion unset or "0") that says
+// neither sendInitialEvents nor resourceVersionMatch is defaulted to a
+// watch-list in 1.37 (metainternalversion SetListOptionsDefaults, the
+// WatchList feature being on): with bookmarks it gets the
+// initial-events-end BOOKMARK after the current state, as the real 1.37.2
+// answers. A watch from a resourceVersion gets changes only, as ever.
+func TestLegacyWatchIsAWatchList(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures")
+	alpha := ts.createConfigMap("fixtures", "alpha", nil, nil)
+	for _, tr := range []transport{chunked, websocketTransport} {
+		for _, rv := range []string{"", "&resourceVersion=0"} {
+			wc := ts.watch(tr, cms+"?watch=1&allowWatchBookmarks=true&timeoutSeconds=600"+rv)
+			added := wc.next()
+			assert.Equal(t, api.Added, added.Type, "%s %q", tr, rv)
+			assert.Equal(t, alpha.Metadata.UID, added.Object.Metadata.UID)
+			end := wc.next()
+			assert.Equal(t, api.Bookmark, end.Type, "%s %q", tr, rv)
+			assert.Equal(t, "true", end.Object.Metadata.Annotations[api.InitialEventsEndAnnotation])
+			wc.close()
+		}
+	}
+	wc := ts.watch(chunked, cms+"?watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion="+alpha.Metadata.ResourceVersion)
+	defer wc.close()
+	beta := ts.createConfigMap("fixtures", "beta", nil, nil)
+	ev := wc.next()
+	assert.Equal(t, api.Added, ev.Type)
+	assert.Equal(t, beta.Metadata.UID, ev.Object.Metadata.UID, "no initial state, no end bookmark")
 }

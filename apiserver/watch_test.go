@@ -303,6 +303,8 @@ func TestFaultWatchTimeoutAndBookmarkInterval(t *testing.T) {
 
 	ts.Faults().SetBookmarkInterval(100 * time.Millisecond)
 	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=60")
+	end := w.next() // a watch-list's end of the (empty) current state (1.37's default)
+	assert.Equal(t, "true", end.Object.Metadata.Annotations[api.InitialEventsEndAnnotation])
 	ts.createConfigMap("default", "x", nil, nil)
 	requireEvent(t, w.next(), api.Added, "x")
 	bm := w.next()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,7 +77,11 @@ func TestOnlyWatchListsAreGzipped(t *testing.T) {
 		{"no Accept-Encoding", list + "&allowWatchBookmarks=true", "", false},
 		{"gzip with a quality value", list + "&allowWatchBookmarks=true", "gzip;q=1.0", false},
 		{"initial events without bookmarks", list, "gzip", false},
-		{"a plain watch", "&allowWatchBookmarks=true", "gzip", false},
+		// A watch from no resourceVersion is defaulted to a watch-list
+		// (TestLegacyWatchIsAWatchList), as the real 1.37.2 compresses it.
+		{"a watch from no resourceVersion", "&allowWatchBookmarks=true", "gzip", true},
+		{"a watch from a resourceVersion", "&allowWatchBookmarks=true&resourceVersion=" + strconv.FormatInt(ts.revision(), 10), "gzip", false},
+		{"one asking for no initial events", "&allowWatchBookmarks=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan", "gzip", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

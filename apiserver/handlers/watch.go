@@ -20,7 +20,7 @@ import (
 
 func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri RequestInfo, p listParams, out negotiation.Output) {
 	opts := cacher.WatchOptions{
-		SendInitialEvents: p.sendInitialEvents,
+		SendInitialEvents: defaultSendInitialEvents(p),
 		AllowBookmarks:    p.allowBookmarks,
 		Namespace:         ri.Namespace,
 		Label:             p.label,
@@ -38,6 +38,23 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 	timeout := watchTimeout(p.timeoutSeconds)
 	h.watch.Serve(w, r, watchserver.Request{Cacher: ri.Entry.Cacher, Options: opts, Timeout: timeout,
 		Resource: ri.Entry.Name, Namespace: ri.Namespace, Encoding: h.watchEncoding(ri.Entry.Resource, out)})
+}
+
+// defaultSendInitialEvents is the watch's sendInitialEvents as
+// kube-apiserver 1.37 defaults it (metainternalversion
+// SetListOptionsDefaults, with the WatchList feature on, as it is by
+// default): a watch that starts from no particular point (resourceVersion
+// unset or "0") and says neither sendInitialEvents nor
+// resourceVersionMatch gets sendInitialEvents=true with NotOlderThan. It
+// gets the current state as ADDED events either way; what the default
+// adds is, when it asked for bookmarks, the initial-events-end BOOKMARK
+// after them and, from a client accepting gzip, a compressed response.
+func defaultSendInitialEvents(p listParams) *bool {
+	if p.sendInitialEvents != nil || p.rvMatch != "" || (p.resourceVersion != "" && p.resourceVersion != "0") {
+		return p.sendInitialEvents
+	}
+	yes := true
+	return &yes
 }
 
 // watchEncoding picks how a watch writes its events: Tables for kubectl
