@@ -23,6 +23,12 @@ func TestKubectlExplain(t *testing.T) {
 	assert.Contains(t, replicas, "Number of desired pods.")
 	deep := k.run("explain", "pods.spec.containers.ports")
 	assert.Contains(t, deep, "containerPort\t<integer> -required-")
+	holder := k.run("explain", "lease.spec.holderIdentity")
+	assert.Contains(t, holder, "GROUP:      coordination.k8s.io")
+	assert.Contains(t, holder, "holderIdentity contains the identity of the holder of a current lease.")
+	assert.Contains(t, k.run("explain", "replicasets.spec.replicas"), "Replicas is the number of desired")
+	assert.Contains(t, k.run("explain", "events.regarding", "--api-version=events.k8s.io/v1"), "regarding contains the object this Event is about.")
+	assert.Contains(t, k.run("explain", "serviceaccount.automountServiceAccountToken"), "AutomountServiceAccountToken indicates")
 }
 
 // Each group version's document carries the schemas of its kinds, every
@@ -36,8 +42,10 @@ func TestOpenAPISchemasAreTheRealOnes(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(ts.get("/openapi/v3").mustCode(t, http.StatusOK), &index))
 	for gv, want := range map[string][]string{
-		"api/v1":       {"io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.SecretList"},
-		"apis/apps/v1": {"io.k8s.api.apps.v1.Deployment", "io.k8s.api.autoscaling.v1.Scale"},
+		"api/v1":                      {"io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.SecretList"},
+		"apis/apps/v1":                {"io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.ReplicaSet", "io.k8s.api.autoscaling.v1.Scale"},
+		"apis/coordination.k8s.io/v1": {"io.k8s.api.coordination.v1.Lease", "io.k8s.api.coordination.v1.LeaseList"},
+		"apis/events.k8s.io/v1":       {"io.k8s.api.events.v1.Event", "io.k8s.api.events.v1.EventList"},
 	} {
 		var doc struct {
 			Components struct {

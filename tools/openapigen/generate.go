@@ -21,13 +21,19 @@ type groupVersion struct {
 }
 
 // groupVersions lists what the apiserver serves (registry.Builtin): core
-// v1 namespaces, configmaps, secrets, pods, services, events; apps/v1
-// deployments and their scale subresource (autoscaling/v1 Scale).
+// v1 namespaces, configmaps, secrets, pods, services, events,
+// serviceaccounts; apps/v1 deployments and replicasets and their scale
+// subresource (autoscaling/v1 Scale); coordination.k8s.io/v1 leases;
+// events.k8s.io/v1 events.
 var groupVersions = []groupVersion{
 	{fixture: "openapi-v3-api-v1.json.gz", out: "api-v1.json", roots: kinds("io.k8s.api.core.v1.",
-		"Namespace", "ConfigMap", "Secret", "Pod", "Service", "Event")},
+		"Namespace", "ConfigMap", "Secret", "Pod", "Service", "Event", "ServiceAccount")},
 	{fixture: "openapi-v3-apis-apps-v1.json", out: "apis-apps-v1.json", roots: append(kinds("io.k8s.api.apps.v1.",
-		"Deployment"), "io.k8s.api.autoscaling.v1.Scale")},
+		"Deployment", "ReplicaSet"), "io.k8s.api.autoscaling.v1.Scale")},
+	{fixture: "openapi-v3-apis-coordination.k8s.io-v1.json", out: "apis-coordination.k8s.io-v1.json",
+		roots: kinds("io.k8s.api.coordination.v1.", "Lease")},
+	{fixture: "openapi-v3-apis-events.k8s.io-v1.json", out: "apis-events.k8s.io-v1.json",
+		roots: kinds("io.k8s.api.events.v1.", "Event")},
 }
 
 // kinds names each kind's schema and its list's.
