@@ -112,7 +112,7 @@ func BuildOpenAPI(resources []*registry.Entry) OpenAPI {
 		gvPath := openAPIPath(res)
 		doc := docs[gvPath]
 		if doc == nil {
-			doc = &openAPIDoc{OpenAPI: "3.0.0", Info: map[string]string{"title": "Kubernetes (listwatch)", "version": "v1.37.2"},
+			doc = &openAPIDoc{OpenAPI: "3.0.0", Info: map[string]string{"title": "Kubernetes (listwatch)", "version": "1.37"},
 				Paths: map[string]openAPIPathItem{}, Components: components(gvPath)}
 			docs[gvPath] = doc
 			disco.Paths[gvPath] = openAPIGroupVersion{ServerRelativeURL: OpenAPIPrefix + "/" + gvPath}
