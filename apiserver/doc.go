@@ -78,6 +78,8 @@
 //
 // # What it mirrors in Kubernetes
 //
+// kube-apiserver 1.37: k8s.io/apiserver v0.37.2 and k8s.io/kubernetes v1.37.2.
+//
 //   - k8s.io/apiserver/pkg/endpoints/handlers: get.go (GET, LIST and the
 //     watch request), create.go, update.go, delete.go, patch.go, watch.go
 //     (WatchServer) and rest.go (name and namespace checks, body limits).
