@@ -177,6 +177,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Tracer:            cfg.Tracer,
 	})
 	s.faults.OnStall(s.watch.FreezeHTTP2Connections)
+	s.faults.OnExpire(func(scope faults.WatchScope) int {
+		return s.watch.Expire(func(w watchserver.WatchInfo) bool {
+			return scope.Matches(w.Resource, w.Namespace, w.UserAgent)
+		})
+	})
 	s.handlers = handlers.New(s.store, s.registry, s.watch, cfg.Tracer)
 	if err := s.init(ctx); err != nil {
 		s.cancel()

@@ -33,6 +33,8 @@ import (
 //	                                                 HTTP/2 the whole connection freezes, PINGs unanswered)
 //	POST /faults/watch-timeout?duration=10s          default watch timeout (0 restores MinRequestTimeout×(1+rand))
 //	POST /faults/expire-watches                      every open watch's timeout passes now: a clean end of stream
+//	POST /faults/expire-watches?userAgent=kubectl&resource=configmaps&namespace=default
+//	                                                 only the open watches that match (each parameter optional)
 //	POST /faults/bookmark-interval?duration=5s       periodic bookmark interval (0 restores the configured one)
 //	POST /faults/fail-resource?resource=configmaps&group=&code=429&duration=30s
 //	                                                 a resource answers 403 or 429 for a while
@@ -61,11 +63,7 @@ type Faults struct {
 	// connections the watch cache no longer knows about, the stalled ones.
 	kill chan struct{}
 	// held counts stalled connections being held open.
-	held atomic.Int64
-	// expire is cancelled by ExpireWatches, like kill is closed: watches
-	// started before hold it, later ones get the next context.
-	expire           context.Context
-	expireNow        context.CancelFunc
+	held             atomic.Int64
 	watchTimeout     time.Duration
 	bookmarkInterval time.Duration
 	delay            time.Duration
@@ -73,6 +71,9 @@ type Faults struct {
 	counts           Counts
 	// freezeHTTP2 freezes the connections of HTTP/2 watches (OnStall).
 	freezeHTTP2 func() int
+	// expire ends the open watches in a scope as their timeouts would
+	// (OnExpire).
+	expire func(WatchScope) int
 }
 
 // resourceFailure makes one resource answer code until a deadline.
@@ -97,10 +98,8 @@ type Counts struct {
 // the bookmark interval SetBookmarkInterval(0) restores; tracer narrates
 // every switch thrown.
 func New(reg *registry.Registry, st store.Interface, defaultBookmarks time.Duration, tracer *narrate.Tracer) *Faults {
-	f := &Faults{reg: reg, store: st, tracer: tracer, defaultBookmarks: defaultBookmarks,
+	return &Faults{reg: reg, store: st, tracer: tracer, defaultBookmarks: defaultBookmarks,
 		stall: make(chan struct{}), kill: make(chan struct{}), failing: map[api.GroupResource]resourceFailure{}}
-	f.expire, f.expireNow = context.WithCancel(context.Background())
-	return f
 }
 
 // KillWatchConnections drops every open watch connection abruptly, with no
@@ -223,14 +222,68 @@ func (f *Faults) SetWatchTimeout(d time.Duration) {
 // Watches started later keep their own timeout. It lets a test or a
 // workshop decide when a watch times out rather than guess how long a
 // write and its delivery take; kube-apiserver has no such switch, only the
-// timer (see watchserver.Server.Timeout).
-func (f *Faults) ExpireWatches() {
+// timer (see watchserver.Server.Timeout). It returns how many watches it
+// ended.
+func (f *Faults) ExpireWatches() int { return f.ExpireWatchesIn(WatchScope{}) }
+
+// WatchScope picks some of the open watches: those that match every field
+// that is set. The zero WatchScope is every watch.
+type WatchScope struct {
+	// Resource is the watched resource, as in its path: "configmaps".
+	Resource string
+	// Namespace is the watched namespace; a watch across all namespaces
+	// has none, and only the zero Namespace matches it.
+	Namespace string
+	// UserAgent is a prefix of the client's User-Agent: "kubectl" is
+	// every kubectl, "kubectl/v1.37.2" one release.
+	UserAgent string
+}
+
+// Matches reports whether a watch of resource in namespace, by a client
+// sending userAgent, is in the scope.
+func (sc WatchScope) Matches(resource, namespace, userAgent string) bool {
+	return (sc.Resource == "" || sc.Resource == resource) &&
+		(sc.Namespace == "" || sc.Namespace == namespace) &&
+		strings.HasPrefix(userAgent, sc.UserAgent)
+}
+
+// String is the scope as narration shows it.
+func (sc WatchScope) String() string {
+	var parts []string
+	for _, p := range [][2]string{{"resource", sc.Resource}, {"namespace", sc.Namespace}, {"userAgent", sc.UserAgent}} {
+		if p[1] != "" {
+			parts = append(parts, p[0]+"="+p[1])
+		}
+	}
+	if len(parts) == 0 {
+		return "every open watch"
+	}
+	return "the open watches with " + strings.Join(parts, ", ")
+}
+
+// ExpireWatchesIn is ExpireWatches for the watches in scope only: the
+// others, a client's informer beside the watch being shown for instance,
+// go on. It returns how many watches it ended.
+func (f *Faults) ExpireWatchesIn(scope WatchScope) int {
 	f.mu.Lock()
-	f.expireNow()
-	f.expire, f.expireNow = context.WithCancel(context.Background())
+	expire := f.expire
 	f.counts.Expiries++
 	f.mu.Unlock()
-	f.tracer.Printf(narrate.HTTP, "FAULT the timeout of every open watch passed now")
+	n := 0
+	if expire != nil {
+		n = expire(scope)
+	}
+	f.tracer.Printf(narrate.HTTP, "FAULT the timeout of %s passed now: %d ended", scope, n)
+	return n
+}
+
+// OnExpire sets how ExpireWatchesIn ends the watches in a scope as their
+// timeouts would (the WatchServer knows them); it returns how many it
+// ended.
+func (f *Faults) OnExpire(expire func(WatchScope) int) {
+	f.mu.Lock()
+	f.expire = expire
+	f.mu.Unlock()
 }
 
 // SetBookmarkInterval changes the periodic bookmark interval of every watch
@@ -285,14 +338,6 @@ func (f *Faults) KillChannel() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.kill
-}
-
-// ExpireContext is the context a new watch holds for ExpireWatches: it is
-// cancelled when the watch's timeout must pass at once.
-func (f *Faults) ExpireContext() context.Context {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.expire
 }
 
 // Held counts the stalled connections being held open; a watch that
@@ -416,7 +461,8 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "stall-watches":
 		f.StallWatches()
 	case "expire-watches":
-		f.ExpireWatches()
+		result["expired"] = f.ExpireWatchesIn(WatchScope{Resource: q.Get("resource"),
+			Namespace: q.Get("namespace"), UserAgent: q.Get("userAgent")})
 	case "watch-timeout":
 		var d time.Duration
 		if d, err = duration(); err == nil {

@@ -33,10 +33,11 @@ type watch struct {
 	// held.
 	kill <-chan struct{}
 	held *atomic.Int64
-	// expire, once cancelled by the expire fault, ends the watch as its
-	// timeout does; nil when there is none.
-	expire context.Context
-	tracer *narrate.Tracer
+	// expire, once cancelled by the expire fault (Server.Expire), ends the
+	// watch as its timeout does; expireNow cancels it.
+	expire    context.Context
+	expireNow context.CancelFunc
+	tracer    *narrate.Tracer
 
 	// What the debug view shows of the watch. transport may change once,
 	// before the first frame, under the Server's lock.
@@ -157,9 +158,6 @@ func watchContext(parent context.Context, timeout time.Duration, expire context.
 		ctx, cancel = context.WithTimeoutCause(parent, timeout, errWatchTimeout)
 	} else {
 		ctx, cancel = context.WithCancel(parent)
-	}
-	if expire == nil {
-		return ctx, cancel
 	}
 	ctx, end := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(expire, func() { end(errWatchTimeout) })

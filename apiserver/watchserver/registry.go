@@ -47,16 +47,39 @@ func (s *Server) Watches() []WatchInfo {
 	s.mu.Lock()
 	out := make([]WatchInfo, 0, len(s.open))
 	for wt := range s.open {
-		info := WatchInfo{ID: wt.id, Resource: wt.resource, Namespace: wt.namespace, Transport: wt.transport,
-			UserAgent: wt.userAgent, Started: wt.started}
-		if wt.conn != nil {
-			info.Connection = wt.conn.ID()
-		}
-		out = append(out, info)
+		out = append(out, wt.info())
 	}
 	s.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out
+}
+
+// info is the watch as the debug view shows it; the caller holds the
+// Server's lock (transport may change under it).
+func (wt *watch) info() WatchInfo {
+	info := WatchInfo{ID: wt.id, Resource: wt.resource, Namespace: wt.namespace, Transport: wt.transport,
+		UserAgent: wt.userAgent, Started: wt.started}
+	if wt.conn != nil {
+		info.Connection = wt.conn.ID()
+	}
+	return info
+}
+
+// Expire makes the timeout of every watch being served that match
+// accepts pass now (the expire fault): each ends as its timer would have
+// ended it. It returns how many it ended (a watch expired before and still
+// ending is not counted again).
+func (s *Server) Expire(match func(WatchInfo) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for wt := range s.open {
+		if wt.expire.Err() == nil && match(wt.info()) {
+			wt.expireNow()
+			n++
+		}
+	}
+	return n
 }
 
 // FreezeHTTP2Connections freezes every connection that carries an HTTP/2

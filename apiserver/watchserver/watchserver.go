@@ -36,14 +36,13 @@ type Config struct {
 
 // Faults are the fault switches a watch obeys (package faults implements
 // them): the stall and kill channels it holds from its start, the count of
-// stalled connections held open, an override of the default timeout, and
-// the context whose cancellation makes the watch's timeout pass at once.
+// stalled connections held open, and an override of the default timeout.
+// (The expire fault reaches watches through Server.Expire.)
 type Faults interface {
 	StallChannel() <-chan struct{}
 	KillChannel() <-chan struct{}
 	Held() *atomic.Int64
 	WatchTimeout() time.Duration
-	ExpireContext() context.Context
 }
 
 // Server is the WatchServer: it serves every watch request of an
@@ -212,6 +211,7 @@ func (s *Server) openWatch(w http.ResponseWriter, r *http.Request, req Request, 
 		cw.Stop()
 		cancel()
 		s.unregister(wt)
+		wt.expireNow()
 		s.ended.Add(1)
 		if wt.tracer.Enabled() {
 			wt.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", req.Resource, nsSuffix(req.Namespace))
@@ -251,9 +251,9 @@ func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration, req Re
 	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer,
 		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
 		userAgent: r.UserAgent(), started: time.Now(), contentType: headerJSON}
+	wt.expire, wt.expireNow = context.WithCancel(context.Background())
 	if f := s.cfg.Faults; f != nil {
 		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()
-		wt.expire = f.ExpireContext()
 	}
 	if enc := req.Encoding; enc != nil && !(enc.Binary && wt.transport == TransportH1Websocket) {
 		wt.encode = enc.NewFrame()

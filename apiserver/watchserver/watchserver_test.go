@@ -113,11 +113,10 @@ const safetyTimeout = 2 * time.Minute
 // swFaults has only the stall switch, which a test closes.
 type swFaults struct{ stall chan struct{} }
 
-func (f swFaults) StallChannel() <-chan struct{}  { return f.stall }
-func (f swFaults) KillChannel() <-chan struct{}   { return nil }
-func (f swFaults) Held() *atomic.Int64            { return nil }
-func (f swFaults) WatchTimeout() time.Duration    { return 0 }
-func (f swFaults) ExpireContext() context.Context { return nil }
+func (f swFaults) StallChannel() <-chan struct{} { return f.stall }
+func (f swFaults) KillChannel() <-chan struct{}  { return nil }
+func (f swFaults) Held() *atomic.Int64           { return nil }
+func (f swFaults) WatchTimeout() time.Duration   { return 0 }
 
 func (e *swEnv) create(name string, data string) *api.Object {
 	e.t.Helper()

@@ -69,7 +69,8 @@ fault switch; the switches are POSTs under /faults/:
   compact                            compact history now (older watches and continue tokens get 410)
   stall-watches                      open watches stop writing but stay open (half-open; HTTP/2: the connection freezes)
   watch-timeout?duration=10s         default watch timeout (0 restores the randomised default)
-  expire-watches                     every open watch's timeout passes now (a clean end of stream)
+  expire-watches                     every open watch's timeout passes now (a clean end of stream);
+                                     ?userAgent=kubectl&resource=configmaps&namespace=default: only those
   bookmark-interval?duration=5s      periodic bookmark interval (0 restores --bookmark-interval)
   fail-resource?resource=configmaps&group=&code=429&duration=30s
                                      a resource answers 403 or 429 for a while

@@ -51,9 +51,10 @@ func chapterWebsocket(from string) chapterText {
 	return chapterText{"The same watch over a websocket",
 		fmt.Sprintf("A watch can also be a websocket: the same GET, with an Upgrade header, answered "+
 			"with 101 Switching Protocols. The third article names both ways. We open the same watch "+
-			"twice, from rv %s and with timeoutSeconds=1: once with chunked HTTP, as the informer does, "+
+			"twice, from rv %s: once with chunked HTTP, as the informer does, "+
 			"once over a websocket. The server replays demo's creation from its watch cache to both, "+
-			"then we change demo once more, live.", from),
+			"then we change demo once more, live, and once it has arrived the server ends both "+
+			"as at their timeout.", from),
 		"the same JSON event travels in both, byte for byte; only the framing differs. A chunk is its " +
 			"length in hex, CRLF, the bytes, CRLF; a websocket frame is 0x81 (final, text), 0x7e " +
 			"(a 16-bit length follows), the length, the bytes. At the timeout the chunked response " +
@@ -77,7 +78,8 @@ func chapterContinue() chapterText {
 	return chapterText{"The wrong fix: continue on a closed channel",
 		"The first article's service returned when the channel closed, so its author changed " +
 			"`return` to `continue` and ran it again. We run that loop on a real watch that the server " +
-			"ends after a second, and count what happens once it has.",
+			"ends as at its timeout once our change has arrived (a real server: after 30 to 60 minutes), " +
+			"and count what happens once it has.",
 		"a receive from a closed channel never blocks: it returns the zero value and ok=false at once. " +
 			"So the loop spins, millions of times a second, on one core, and no event will ever come: " +
 			"nothing reopens the watch. The fix is to leave the loop and watch again from the last " +

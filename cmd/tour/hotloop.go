@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"listwatch/api"
+	"listwatch/apiserver/faults"
 	"listwatch/client"
 )
 
@@ -36,18 +37,17 @@ func (t *tour) hotLoop(ctx context.Context) error {
 		return fmt.Errorf("%s: listing: %w", t.here(), err)
 	}
 	from := list.Metadata.ResourceVersion
-	one := int64(1)
-	w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: from, TimeoutSeconds: &one})
+	w, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: from})
 	if err != nil {
 		return fmt.Errorf("%s: watching: %w", t.here(), err)
 	}
 	defer w.Stop()
-	t.tr.Printf(consumerLayer, "watch from rv %s, timeoutSeconds=1 (a real server: 30-60 min)", from)
+	t.tr.Printf(consumerLayer, "watch from rv %s; the server ends it once our change is in (a real server: after 30-60 min)", from)
 	if _, err := t.writer.Patch(ctx, demoName, client.PatchTypeMerge, dataPatch("continue")); err != nil {
 		return fmt.Errorf("%s: changing %s: %w", t.here(), demoKey, err)
 	}
 
-	lastRV, spins := t.continueLoop(ctx, w.ResultChan())
+	lastRV, spins := t.continueLoop(ctx, w.ResultChan(), t.timeOut)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -58,7 +58,7 @@ func (t *tour) hotLoop(ctx context.Context) error {
 
 	// The fix: on !ok, leave the loop and watch again from where we were.
 	t.tr.Printf(consumerLayer, "the fix: on !ok, return; watch again from the last rv, %s", lastRV)
-	w2, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: lastRV, TimeoutSeconds: &one})
+	w2, err := cms.Watch(ctx, api.ListOptions{ResourceVersion: lastRV})
 	if err != nil {
 		return fmt.Errorf("%s: watching again: %w", t.here(), err)
 	}
@@ -73,6 +73,9 @@ func (t *tour) hotLoop(ctx context.Context) error {
 		if ev.Object != nil {
 			got = ev.Object.Metadata.ResourceVersion
 		}
+		if got == changed.Metadata.ResourceVersion {
+			t.timeOut()
+		}
 	}
 	if got != changed.Metadata.ResourceVersion {
 		return fmt.Errorf("%s: the re-watch from rv %s did not deliver rv %s", t.here(), lastRV, changed.Metadata.ResourceVersion)
@@ -81,6 +84,16 @@ func (t *tour) hotLoop(ctx context.Context) error {
 	t.check("`continue` on a closed channel spun %s times in %v and got nothing; "+
 		"re-watching from rv %s got rv %s", thousands(spins), spinWindow, lastRV, got)
 	return nil
+}
+
+// timeOut stands for the half hour a real server lets a watch run: it
+// makes the timeout of the consumer's own watch pass now, through the
+// server's timer path (the expire fault, scoped to the consumer's user
+// agent so that the informer's watch goes on). The tour calls it once the
+// event it wrote has arrived, so a busy machine cannot end the watch
+// before the event, as a one-second timeout could.
+func (t *tour) timeOut() {
+	t.srv.Faults().ExpireWatchesIn(faults.WatchScope{UserAgent: consumerAgent})
 }
 
 // continueLoop is the first article's loop after its "fix", in Go:
@@ -99,7 +112,8 @@ func (t *tour) hotLoop(ctx context.Context) error {
 // It handles the events, and once the channel is closed it spins,
 // counting, for spinWindow, printing the counter spinReports times. It
 // returns the last resourceVersion it handled and the number of spins.
-func (t *tour) continueLoop(ctx context.Context, ch <-chan api.Event) (lastRV string, spins int64) {
+// After each event, halfAnHour lets the server's timeout end the watch.
+func (t *tour) continueLoop(ctx context.Context, ch <-chan api.Event, halfAnHour func()) (lastRV string, spins int64) {
 	var sc spinCounter
 	for {
 		select {
@@ -116,6 +130,7 @@ func (t *tour) continueLoop(ctx context.Context, ch <-chan api.Event) (lastRV st
 			if ev.Object != nil {
 				lastRV = ev.Object.Metadata.ResourceVersion
 			}
+			halfAnHour() // the server's timeout ends the watch
 		}
 	}
 }

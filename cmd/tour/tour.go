@@ -41,6 +41,11 @@ const (
 
 var configMaps = api.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
+// consumerAgent starts the User-Agent of the tour's silent client, whose
+// watches the hot loop ends by their timeout without ending the
+// informer's.
+const consumerAgent = "tour-consumer/"
+
 // options are the tour's knobs; main sets them from flags, tests directly.
 type options struct {
 	// Colour paints layer names and headings (only for terminals).
@@ -162,7 +167,7 @@ func run(ctx context.Context, w io.Writer, o options) (err error) {
 	}()
 
 	silentClient, err := client.New(client.Config{Host: t.srv.URL(),
-		HTTPClient: &http.Client{Transport: plain}, UserAgent: "tour-consumer/" + client.Version})
+		HTTPClient: &http.Client{Transport: plain}, UserAgent: consumerAgent + client.Version})
 	if err != nil {
 		return err
 	}

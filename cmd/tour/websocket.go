@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"listwatch/api"
+	"listwatch/apiserver/faults"
 	"listwatch/client"
 )
 
@@ -36,8 +37,9 @@ func (t *tour) overWebsocket(ctx context.Context) error {
 	restore := t.spot.focus(layers(chunkedLayer, websocketLayer))
 	defer restore()
 
-	timeout := int64(1)
-	opts := api.ListOptions{ResourceVersion: from, TimeoutSeconds: &timeout}
+	// No timeoutSeconds: the server ends both watches, as at their
+	// timeout, once the live change has arrived on both (expireBoth).
+	opts := api.ListOptions{ResourceVersion: from}
 
 	// Chunked: our client, over a connection whose reads the wiretap
 	// cuts into chunks.
@@ -51,7 +53,7 @@ func (t *tour) overWebsocket(ctx context.Context) error {
 	tr := tap.transport()
 	defer tr.CloseIdleConnections()
 	c, err := client.New(client.Config{Host: t.srv.URL(), HTTPClient: &http.Client{Transport: tr},
-		UserAgent: "tour-chunked/" + client.Version})
+		UserAgent: chunkedAgent + client.Version})
 	if err != nil {
 		return err
 	}
@@ -81,7 +83,11 @@ func (t *tour) overWebsocket(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: changing %s: %w", t.here(), demoKey, err)
 	}
+	if err := waitOne(ctx, chunked.ResultChan(), wsEvents, t.o.StageTimeout); err != nil {
+		return fmt.Errorf("%s: the live change: %w", t.here(), err)
+	}
 	// Both streams end at the server's timeout: read them to the end.
+	t.expireBoth()
 	timer := time.NewTimer(t.o.StageTimeout)
 	defer timer.Stop()
 	for range chunked.ResultChan() {
@@ -109,6 +115,24 @@ func (t *tour) overWebsocket(ctx context.Context) error {
 	t.check("the same watch from rv %s over chunked HTTP and over a websocket: the same %d events "+
 		"(rv %s arrived live), one chunk or one text frame each", from, countEvents(got), changed.Metadata.ResourceVersion)
 	return nil
+}
+
+// The User-Agents of the chapter's two watches, by which expireBoth finds
+// them.
+const (
+	chunkedAgent   = "tour-chunked/"
+	websocketAgent = "tour-websocket/"
+)
+
+// expireBoth makes the timeout of the chapter's two watches pass now,
+// through the server's timer path (the expire fault, scoped to their user
+// agents so that the informer's watch goes on): a real server ends a watch
+// after 30 to 60 minutes, and a short timeoutSeconds could end it before
+// the live change arrived on a busy machine.
+func (t *tour) expireBoth() {
+	for _, agent := range []string{chunkedAgent, websocketAgent} {
+		t.srv.Faults().ExpireWatchesIn(faults.WatchScope{UserAgent: agent})
+	}
 }
 
 // sideBySide prints each event as a chunk and as a frame, then the two
@@ -169,7 +193,7 @@ func (ev wireEvent) short() string {
 	return fmt.Sprintf("%s %s rv=%s", ev.typ, ev.key, ev.rv)
 }
 
-// waitOne waits for one event on each stream.
+// waitOne waits for the next event on each stream.
 func waitOne(ctx context.Context, chunked <-chan api.Event, ws <-chan struct{}, limit time.Duration) error {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
@@ -227,6 +251,7 @@ func dialWatchWebSocket(ctx context.Context, base string, opts api.ListOptions, 
 	if err != nil {
 		return nil, err
 	}
+	cfg.Header.Set("User-Agent", websocketAgent+client.Version)
 	var d net.Dialer
 	raw, err := d.DialContext(ctx, "tcp", cfg.Location.Host)
 	if err != nil {
