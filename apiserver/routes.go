@@ -8,6 +8,7 @@ import (
 	"listwatch/api"
 	"listwatch/apiserver/discovery"
 	"listwatch/apiserver/faults"
+	"listwatch/apiserver/filters"
 	"listwatch/apiserver/handlers"
 	"listwatch/apiserver/metrics"
 	"listwatch/apiserver/negotiation"
@@ -217,11 +218,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri handle
 	if verb != registry.VerbWatch {
 		// A response to a client that does not read must not hold a
 		// handler forever; watches manage their own writes. The deadline
-		// is the connection's, so it is cleared afterwards: the next
-		// request on a kept-alive connection may well be a long watch.
-		rc := http.NewResponseController(w)
-		_ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
-		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+		// starts with the response, so a slow handler still answers.
+		var done func()
+		w, done = filters.WriteDeadline(w, s.writeTimeout)
+		defer done()
 		if d := s.faults.RequestDelay(); d > 0 {
 			select {
 			case <-time.After(d):
