@@ -321,10 +321,13 @@ func TestWatchAfterListOnTheSameConnection(t *testing.T) {
 	ts.get("/api/v1/namespaces/default/configmaps").mustCode(t, http.StatusOK)
 	listed := time.Now()
 	w := ts.watch(chunked, "/api/v1/namespaces/default/configmaps?watch=1")
-	// The list's deadline was set before its answer came, so it has
-	// passed once writeTimeout has gone by since: a lower bound on time,
-	// which a busy machine only makes longer. The server has no clock to
-	// step: the deadline is the connection's own.
+	// The list's deadline was set when its answer started, before the
+	// answer came, so it has passed once writeTimeout has gone by since.
+	// Not a wait for something to happen but a lower bound on time: the
+	// state this test needs is "the list's deadline is in the past", and
+	// only time passing makes it so (a busy machine only makes the wait
+	// longer). The deadline is the connection's own, in the kernel's and
+	// the runtime's clock: there is no clock of ours to step instead.
 	time.Sleep(time.Until(listed.Add(writeTimeout)))
 	ts.createConfigMap("default", "late", nil, nil)
 	requireEvent(t, w.next(), api.Added, "late")

@@ -80,14 +80,7 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	require.NoError(t, crd.UnmarshalJSON([]byte(website.CRD)))
 	_, err = writer.Resource(website.CRDs).Create(ctx, crd)
 	require.NoError(t, err)
-	for {
-		_, err := writer.Resource(website.Websites).Namespace("default").List(ctx, api.ListOptions{})
-		if err == nil {
-			break
-		}
-		require.NoError(t, ctx.Err(), "websites never served: %v", err)
-		time.Sleep(20 * time.Millisecond) // polling for the CRD to be served
-	}
+	waitServed(ctx, t, writer.Resource(website.Websites).Namespace("default"))
 
 	// The controller manager, whose garbage collector also watches
 	// websites, and the operator. Their retries back off to at most
@@ -200,6 +193,31 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	t.Logf("converged: %d pods, %d websites", len(l.Items), len(ws.Items))
 	for _, k := range []string{"kill", "compact", "stall", "429 pods"} {
 		assert.Positive(t, fired[k], "fault %s never fired (seed %d)", k, seed)
+	}
+}
+
+// waitServed waits until the apiserver serves a custom resource whose
+// definition was just created. It serves it once its definitions
+// controller has seen the definition, asynchronously, as kube-apiserver
+// does (its crdHandler finds definitions through an informer's lister:
+// apiextensions-apiserver pkg/apiserver/customresource_handler.go,
+// ServeHTTP), and nothing on the wire announces the moment (ours says
+// Established from the creation on): so the state is polled, a LIST until
+// one answers, bounded only by ctx.
+func waitServed(ctx context.Context, t *testing.T, rc *client.ResourceClient) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		_, err := rc.List(ctx, api.ListOptions{})
+		if err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			require.FailNow(t, "the custom resource was never served", "last answer: %v", err)
+		case <-tick.C:
+		}
 	}
 }
 

@@ -102,7 +102,8 @@ func TestDelayingQueueCountsItsWaitingRoomUntilIdle(t *testing.T) {
 	assert.False(t, q.Metrics().Idle(), "a retry is scheduled: not idle, though nothing is queued")
 	waitForTimer(t, c, time.Second)
 	q.AddAfter("a", 2*time.Second) // merged into the earlier wait
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// safetyTimeout only turns a hang into a failure.
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	for q.Metrics().Waiting != 1 { // counted twice until the timer goroutine merges them
 		require.NoError(t, ctx.Err(), "the second wait for a was never merged into the first")
