@@ -8,11 +8,16 @@
 //	go run ./cmd/load -apiserver /tmp/apiserver -scenario fanout    # 10,000 watchers, 500 creates of 1 KiB from 4 writers
 //	go run ./cmd/load -apiserver /tmp/apiserver -scenario puts      # 1,000 PUTs of a 2 MB object
 //	go run ./cmd/load -apiserver /tmp/apiserver -scenario lists     # 64 parallel LISTs of 50,000 × 1 KiB
+//	(ulimit -n 12000 && go run ./cmd/load -apiserver /tmp/apiserver -scenario flood -watchers 15000)
+//	                                                               # 15,000 watches held open, 128 at a time,
+//	                                                               # past the watch cap; /healthz and a LIST meanwhile
 //
 // It talks to loopback only, and every run is bounded in size (flags are
 // capped) and in time (-timeout). It prints one report: deliveries per
 // second, write-to-receive latency, server CPU per delivery, peak server
-// RSS, /healthz latency, 429s. docs/performance-limits.md has the numbers
+// RSS, /healthz latency, 429s. The flood's caps come from the server's
+// limit on open files (docs/limits.md): ulimit -n sets it for the server
+// it starts, and this process needs as many for the watches it holds. docs/performance-limits.md has the numbers
 // and the machine they came from. -url runs against a server you started
 // yourself (then -pid, if given, is read for CPU and RSS; Linux only).
 package main
@@ -64,6 +69,8 @@ type config struct {
 	putSize    int
 	objects    int
 	lists      int
+	batch      int
+	hold       time.Duration
 	timeout    time.Duration
 }
 
@@ -71,12 +78,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
-	fs.StringVar(&c.scenario, "scenario", "fanout", "fanout, puts or lists (see the package comment)")
+	fs.StringVar(&c.scenario, "scenario", "fanout", "fanout, puts, lists or flood (see the package comment)")
 	fs.StringVar(&c.apiserver, "apiserver", "", "path of an apiserver binary to start on a free loopback port (go build ./cmd/apiserver)")
 	fs.StringVar(&c.serverArgs, "server-args", "", "extra flags for the started apiserver, space-separated")
 	fs.StringVar(&c.url, "url", "", "base URL of a server already running on loopback (instead of -apiserver)")
 	fs.IntVar(&c.pid, "pid", 0, "with -url: the server's process id, for its CPU and RSS (Linux)")
-	fs.IntVar(&c.watchers, "watchers", 10000, "fanout: concurrent watchers (at most 20,000)")
+	fs.IntVar(&c.watchers, "watchers", 10000, "fanout: concurrent watchers; flood: watches to open (at most 20,000)")
 	fs.IntVar(&c.writes, "writes", 500, "fanout: creates")
 	fs.IntVar(&c.writers, "writers", 4, "fanout: concurrent writers")
 	fs.IntVar(&c.size, "size", 1024, "fanout, lists: bytes of data per object")
@@ -84,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.putSize, "put-size", 2<<20, "puts: bytes of the object's data")
 	fs.IntVar(&c.objects, "objects", 50000, "lists: objects to create first")
 	fs.IntVar(&c.lists, "lists", 64, "lists: parallel LISTs")
+	fs.IntVar(&c.batch, "batch", 128, "flood: watches opened at once (at most 1,024)")
+	fs.DurationVar(&c.hold, "hold", 5*time.Second, "flood: how long the probes go on once every watch was answered (at most 1m)")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Minute, "bound on the whole run (at most 30m)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -95,6 +104,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-writes, -puts and -objects must be 1..%d", maxWrites)
 	case c.writers < 1 || c.writers > 64 || c.lists < 1 || c.lists > 256:
 		return errors.New("-writers must be 1..64 and -lists 1..256")
+	case c.batch < 1 || c.batch > 1024 || c.hold < 0 || c.hold > time.Minute:
+		return errors.New("-batch must be 1..1024 and -hold 0..1m")
 	case c.size < 0 || c.size > 1<<20 || c.putSize < 0 || c.putSize > 3<<20:
 		return errors.New("-size must be at most 1 MiB and -put-size at most 3 MiB")
 	case c.timeout <= 0 || c.timeout > maxTimeout:
@@ -129,6 +140,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rep, err = puts(ctx, base, c)
 	case "lists":
 		rep, err = lists(ctx, base, c)
+	case "flood":
+		rep, err = flood(ctx, base, c)
 	default:
 		return fmt.Errorf("unknown -scenario %q", c.scenario)
 	}
