@@ -59,6 +59,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	case path == metrics.Path:
 		s.metrics.ServeHTTP(w, r)
 		return
+	case path == selfSubjectAccessReviewsPath:
+		s.serveSelfSubjectAccessReview(w, r) // authorization.go
+		return
 	case path == strings.TrimSuffix(ui.Path, "/") || strings.HasPrefix(path, ui.Path):
 		// The live page: static files, so a browser pointed at the server
 		// gets an informer of its own (apiserver/ui, docs/see-it-live.md).

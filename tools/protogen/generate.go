@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -35,6 +36,7 @@ var protoFiles = []string{
 	"k8s.io/api/core/v1/generated.proto",
 	"k8s.io/api/apps/v1/generated.proto",
 	"k8s.io/api/autoscaling/v1/generated.proto",
+	"k8s.io/api/authorization/v1/generated.proto",
 	"k8s.io/api/coordination/v1/generated.proto",
 	"k8s.io/api/events/v1/generated.proto",
 	"k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto",
@@ -57,6 +59,7 @@ var rootTypes = []any{
 	eventsv1.Event{}, eventsv1.EventList{},
 	coordinationv1.Lease{}, coordinationv1.LeaseList{},
 	autoscalingv1.Scale{},
+	authorizationv1.SelfSubjectAccessReview{},
 	metav1.Status{}, metav1.DeleteOptions{}, metav1.WatchEvent{},
 	metav1.List{}, metav1.PartialObjectMetadata{}, metav1.PartialObjectMetadataList{},
 }
