@@ -84,6 +84,7 @@ func TestApplyRemovesWhatTheManagerGaveUp(t *testing.T) {
 
 // kubectl apply --server-side twice, then a conflicting apply.
 func TestKubectlServerSideApply(t *testing.T) {
+	kubectlFullRunOnly(t)
 	ts := startServer(t, Config{})
 	ts.createNamespace("fixtures2")
 	k := newKubectl(t, ts)

@@ -97,6 +97,7 @@ func TestCustomResourceFieldValidation(t *testing.T) {
 // kubectl explain reads a custom resource's schema from OpenAPI v3, its
 // descriptions and types as the definition declares them.
 func TestKubectlExplainCustomResource(t *testing.T) {
+	kubectlFullRunOnly(t)
 	ts := startServer(t, Config{})
 	ts.createCRD(t, cronTabsCRD, "stable.example.com/v1")
 	k := newKubectl(t, ts)

@@ -54,6 +54,18 @@ func (k *kubectl) run(args ...string) string {
 	return string(out)
 }
 
+// kubectlFullRunOnly leaves a kubectl test out of -short runs: each runs
+// kubectl several times, and kubectl reads discovery and OpenAPI on every
+// start, seconds of CPU per test. ./test.sh quick keeps TestKubectl
+// (create, get, watch, label, annotate, edit, apply, delete); the full run
+// executes every kubectl test.
+func kubectlFullRunOnly(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short runs TestKubectl only of the kubectl tests; ./test.sh (the full run) executes this one")
+	}
+}
+
 func TestKubectl(t *testing.T) {
 	ts := startServer(t, Config{})
 	k := newKubectl(t, ts)

@@ -11,6 +11,7 @@ import (
 
 // kubectl explain reads the served kinds' real schemas from OpenAPI v3.
 func TestKubectlExplain(t *testing.T) {
+	kubectlFullRunOnly(t)
 	ts := startServer(t, Config{})
 	k := newKubectl(t, ts)
 	cm := k.run("explain", "configmap")

@@ -72,6 +72,7 @@ func TestProtobufCreateOverHTTP(t *testing.T) {
 // TestKubectlCreateGenerators drives the installed kubectl's create
 // generators, which send protobuf, and reads the objects back.
 func TestKubectlCreateGenerators(t *testing.T) {
+	kubectlFullRunOnly(t)
 	ts := startServer(t, Config{})
 	k := newKubectl(t, ts)
 

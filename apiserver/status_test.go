@@ -64,6 +64,7 @@ func TestDiscoveryListsSubresources(t *testing.T) {
 // kubectl scale goes through the scale subresource, as against a real
 // server (scale-patch-kubectl-200.json).
 func TestKubectlScale(t *testing.T) {
+	kubectlFullRunOnly(t)
 	ts := startServer(t, Config{})
 	ts.createNamespace("fixtures2")
 	k := newKubectl(t, ts)

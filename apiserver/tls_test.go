@@ -393,6 +393,7 @@ func TestKubeconfig(t *testing.T) {
 
 // kubectl with nothing but the kubeconfig the server wrote: https, HTTP/2.
 func TestKubectlOverTLS(t *testing.T) {
+	kubectlFullRunOnly(t)
 	ts := startTLS(t, Config{})
 	k := newKubectl(t, ts)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")

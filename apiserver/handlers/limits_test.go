@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,10 +50,7 @@ func TestOversizedSelectorsAre400(t *testing.T) {
 		}
 		return s
 	}
-	huge := ""
-	for len(huge) < 400<<10 {
-		huge += "key-with-some-length=value,"
-	}
+	huge := strings.Repeat("key-with-some-length=value,", (400<<10)/len("key-with-some-length=value,")+1)
 	tests := []struct {
 		query, message string
 	}{

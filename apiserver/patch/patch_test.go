@@ -105,6 +105,16 @@ const rejected = "the server rejected our request due to an error in our request
 
 const testDoc = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}}`
 
+// fiftyCopies is the doubling attack at its full size. It is refused at
+// the same copy as 22 doubling copies, once the copies pass 3 MiB, and
+// costs as much: seconds under -race, so -short runs the 22 only.
+const fiftyCopies = "50 doubling copies (2.4 KB)"
+
+// mergeTooLarge is a merge patch past MaxResultBytes: the same check as
+// the JSON patch past it (checkResultSize), the costliest case here, so
+// -short runs the JSON patch's only.
+const mergeTooLarge = "a merge patch whose result is too large"
+
 func TestLimits(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -113,18 +123,24 @@ func TestLimits(t *testing.T) {
 		code      int32 // 0: applies
 		message   string
 	}{
-		{"50 doubling copies (2.4 KB)", JSONPatchType, doublingPatch(50), 422, rejected},
+		{fiftyCopies, JSONPatchType, doublingPatch(50), 422, rejected},
 		{"22 doubling copies (1.1 KB)", JSONPatchType, doublingPatch(22), 422, rejected},
 		{"10 doubling copies", JSONPatchType, doublingPatch(10), 0, ""},
 		{"too many operations", JSONPatchType, []byte("[" + strings.Repeat(`{"op":"test","path":"/kind","value":"ConfigMap"},`, MaxJSONPatchOperations) +
 			`{"op":"test","path":"/kind","value":"ConfigMap"}]`), 413, "The allowed maximum operations in a JSON patch is 10000, got 10001"},
-		{"a merge patch whose result is too large", MergePatchType,
+		{mergeTooLarge, MergePatchType,
 			[]byte(`{"data":{"a":"` + strings.Repeat("x", MaxResultBytes) + `"}}`), 413, "more than the limit of 3145728"},
 		{"a JSON patch whose result is too large", JSONPatchType,
 			[]byte(`[{"op":"add","path":"/data","value":"` + strings.Repeat("x", MaxResultBytes) + `"}]`), 413, "the patched object is"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && c.name == fiftyCopies {
+				t.Skip("-short: refused at the same copy as 22 doubling copies; the full run executes it")
+			}
+			if testing.Short() && c.name == mergeTooLarge {
+				t.Skip("-short: the same checkResultSize as the JSON patch whose result is too large, and 3 MiB to merge under -race; the full run executes it")
+			}
 			apply, err := Func(c.patchType, c.patch, true)
 			if err == nil {
 				_, err = apply([]byte(testDoc))
