@@ -141,7 +141,9 @@ func TestFaultsOverHTTP(t *testing.T) {
 	}
 	assert.Equal(t, float64(ts.revision()), post("/faults/compact")["compactedRevision"])
 	assert.Equal(t, ts.revision(), ts.Store().CompactedRevision())
-	assert.Equal(t, float64(0), post("/faults/kill-watches")["killed"])
+	killed := post("/faults/kill-watches")
+	assert.Equal(t, float64(0), killed["killed"])
+	assert.Equal(t, float64(2), killed["seq"], "the answer numbers the switch as the log does")
 	post("/faults/stall-watches")
 	post("/faults/expire-watches")
 	assert.Equal(t, "2s", post("/faults/watch-timeout?duration=2")["watchTimeout"])
@@ -161,6 +163,19 @@ func TestFaultsOverHTTP(t *testing.T) {
 	assert.Equal(t, int64(1), state.Counts.Compactions)
 	assert.Equal(t, int64(1), state.Counts.Stalls)
 	assert.Equal(t, int64(1), state.Counts.Expiries)
+	// The log of switches thrown over HTTP, for the live page's timeline:
+	// what, with what result, and who.
+	var names []string
+	for i, sw := range state.Switched {
+		names = append(names, sw.Name)
+		assert.Equal(t, int64(i+1), sw.Seq)
+		assert.NotEmpty(t, sw.RemoteAddr)
+		assert.NotEmpty(t, sw.UserAgent)
+	}
+	assert.Equal(t, []string{"compact", "kill-watches", "stall-watches", "expire-watches", "watch-timeout",
+		"bookmark-interval", "request-delay", "fail-resource", "fail-resource"}, names)
+	assert.Equal(t, "killed=0", state.Switched[1].Detail)
+	assert.Equal(t, "code=429, duration=1m0s, resource=deployments", state.Switched[8].Detail)
 
 	for path, code := range map[string]int{
 		"/faults/watch-timeout":                                     400,
@@ -237,6 +252,7 @@ func TestLivePageAndItsDebugFields(t *testing.T) {
 		transports[w.Transport] = true
 		assert.Equal(t, path, w.Request)
 		assert.Zero(t, w.BookmarksSent, "the cache has not moved past the watches' start")
+		assert.Contains(t, w.RemoteAddr, "127.0.0.1:", "who is watching: the client's address")
 	}
 	assert.Equal(t, map[string]bool{watchserver.TransportH1Chunked: true, watchserver.TransportH1Websocket: true}, transports)
 }

@@ -195,6 +195,50 @@ func (e *env) fault(name string) {
 	e.do("POST", "/faults/"+name, "", http.StatusOK)
 }
 
+// curlFault pulls a fault switch as curl in a terminal does: with curl's
+// User-Agent, so the page can say who.
+func (e *env) curlFault(name string) {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.srv.URL()+"/faults/"+name, nil)
+	require.NoError(e.t, err)
+	req.Header.Set("User-Agent", curlAgent)
+	resp, err := e.http.Do(req)
+	require.NoError(e.t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.Equal(e.t, http.StatusOK, resp.StatusCode)
+}
+
+// curlAgent is the User-Agent curl sends.
+const curlAgent = "curl/8.5.0"
+
+// watchAs opens a chunked watch of path (with ?watch=1) as a client with
+// the given User-Agent, reads it until the test ends, and waits for it to
+// be open (its 200).
+func (e *env) watchAs(path, userAgent string) {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+path, nil)
+	require.NoError(e.t, err)
+	req.Header.Set("User-Agent", userAgent)
+	resp, err := e.http.Do(req)
+	if err != nil {
+		cancel()
+		require.NoError(e.t, err)
+	}
+	require.Equal(e.t, http.StatusOK, resp.StatusCode, "GET %s", path)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	e.t.Cleanup(func() {
+		cancel()
+		<-drained
+		resp.Body.Close()
+	})
+}
+
 // screenshot saves the viewport as name.png and checks it is a real
 // 1280x720 picture. With -update-screenshots it goes to docs/images.
 func (e *env) screenshot(name string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -76,6 +75,10 @@ func TestKillWatchesRewatchesWithoutRelisting(t *testing.T) {
 	assert.Equal(t, lists, e.countTimeline("list at resourceVersion"), "a dropped watch is re-watched, not re-listed:\n%s",
 		strings.Join(e.timeline(), "\n"))
 	e.screenshot("ui-kill-watches")
+	// The server panel has read the debug view since the switch was
+	// answered (screenshot waits for that): the page's own switch is in
+	// the timeline once, from its button, not again from the log.
+	assert.Equal(t, 1, e.countTimeline("FAULT kill-watches"), "%s", strings.Join(e.timeline(), "\n"))
 }
 
 func TestCompactionMakesThePageRelist(t *testing.T) {
@@ -104,22 +107,7 @@ func TestServerPanelMarksThePagesOwnWatch(t *testing.T) {
 	e := newEnv(t, "")
 	e.waitJS(`!!document.querySelector('#watchers tr[data-own="true"]')`, recoverWithin, "the server panel marks the page's watch")
 	// Another client watches too, over chunked HTTP, as kubectl get -w does.
-	ctx, cancel := context.WithCancel(context.Background())
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+"/api/v1/configmaps?watch=1&allowWatchBookmarks=true", nil)
-	require.NoError(t, err)
-	hr.Header.Set("User-Agent", "kubectl/v1.32.0 (linux/amd64)")
-	resp, err := e.http.Do(hr)
-	require.NoError(t, err)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		_, _ = io.Copy(io.Discard, resp.Body)
-	}()
-	defer func() {
-		cancel()
-		<-drained
-		resp.Body.Close()
-	}()
+	e.watchAs("/api/v1/configmaps?watch=1&allowWatchBookmarks=true", "kubectl/v1.32.0 (linux/amd64)")
 	for _, name := range []string{"one", "two"} {
 		e.createConfigMap(namespace, name)
 	}
@@ -127,9 +115,10 @@ func TestServerPanelMarksThePagesOwnWatch(t *testing.T) {
 
 	e.waitJS(`document.querySelectorAll('#watchers tr[data-watcher]').length === 2`, recoverWithin, "the panel lists both watches")
 	rows, err := chromedp.Run(e.tab, chromedp.Evaluate[[]string](
-		`[...document.querySelectorAll('#watchers tr[data-watcher]')].map(tr => tr.dataset.own + ' ' + tr.cells[1].textContent + ' ' + tr.cells[2].textContent)`))
+		`[...document.querySelectorAll('#watchers tr[data-watcher]')].map(tr => [tr.dataset.own, tr.dataset.watcher.split('/')[0], tr.querySelector('.who .line').textContent, tr.querySelector('.who .sub').textContent, tr.querySelector('.watcher .sub').textContent.replace('this page', '')].join(' '))`))
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"true h1 ws configmaps in " + namespace, "false h1 chunked configmaps (all namespaces)"}, rows)
+	assert.ElementsMatch(t, []string{"true configmaps browser 127.0.0.1 · h1 ws " + namespace,
+		"false configmaps kubectl/v1.32.0 127.0.0.1 · h1 chunked all namespaces"}, rows)
 	id, err := chromedp.Run(e.tab, chromedp.Evaluate[string](`document.querySelector('#watchers tr[data-own="true"]').dataset.watcher`))
 	require.NoError(t, err)
 
@@ -147,7 +136,7 @@ func TestServerPanelMarksThePagesOwnWatch(t *testing.T) {
 	found := false
 	for _, c := range view.Caches {
 		for _, w := range c.Watchers {
-			if fmt.Sprint(w.ID) == id {
+			if fmt.Sprintf("%s/%d", c.Resource, w.ID) == id {
 				found = true
 				assert.Equal(t, "configmaps", c.Resource)
 				assert.Equal(t, namespace, w.Namespace)
@@ -228,3 +217,97 @@ func TestTwoTabsEachMarkTheirOwnWatch(t *testing.T) {
 	require.Len(t, second, 1)
 	assert.NotEqual(t, first[0], second[0])
 }
+
+// A workshop room on a projector at 1280x720: an attendee's object with a
+// 30-character name, ten watchers of the room across three resources (two
+// more in another attendee's namespace, left out of the page's view of
+// its own), and faults switched with curl from a terminal.
+func TestWorkshopRoomFitsTheProjector(t *testing.T) {
+	e := newEnv(t, "")
+	name := "feature-flags-production-eu-01"
+	require.Len(t, name, 30)
+	e.do("POST", "/api/v1/namespaces/"+namespace+"/configmaps", fmt.Sprintf(
+		`{"metadata":{"name":%q,"labels":{"app":"feature-flags","tier":"production"}},"data":{"checkout":"new-flow","dark-mode":"rolled-out-gradually","search":"v2"}}`,
+		name), http.StatusCreated)
+	e.createConfigMap(namespace, "alpha")
+	e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"bob"}}`, http.StatusCreated)
+
+	ns := "/api/v1/namespaces/" + namespace
+	for _, w := range []struct{ path, agent string }{
+		{ns + "/configmaps?watch=1", "kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9"},
+		{ns + "/configmaps?watch=1&labelSelector=app%3Dfeature-flags", "rewatch/v0.1"},
+		{ns + "/configmaps?watch=1&allowWatchBookmarks=true", "listwatch/v0.1 (tour)"},
+		{"/api/v1/configmaps?watch=1", "controller-manager/v0.1"},
+		{ns + "/secrets?watch=1", "kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9"},
+		{ns + "/secrets?watch=1&allowWatchBookmarks=true", "Go-http-client/1.1"},
+		{"/api/v1/secrets?watch=1", "controller-manager/v0.1"},
+		{"/api/v1/namespaces?watch=1", "kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9"},
+		{"/api/v1/namespaces?watch=1&allowWatchBookmarks=true", "controller-manager/v0.1"},
+		{"/api/v1/namespaces?watch=1&labelSelector=team", curlAgent},
+		{"/api/v1/namespaces/bob/configmaps?watch=1", "rewatch/v0.1"},
+		{"/api/v1/namespaces/bob/secrets?watch=1", "rewatch/v0.1"},
+	} {
+		e.watchAs(w.path, w.agent)
+	}
+	e.waitTableMatchesServer(appearWithin)
+	e.waitJS(`document.querySelectorAll('#watchers tr[data-watcher]').length === 11 && document.querySelector('#watchers-hidden').dataset.hidden === "2"`,
+		recoverWithin, "the panel shows the page's watch and the ten of its namespace and of all namespaces, and counts bob's two")
+
+	ids, err := chromedp.Run(e.tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#watchers tr[data-watcher]')].map(tr => tr.dataset.watcher)`))
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		assert.False(t, seen[id], "watcher id %s shown twice: %v", id, ids)
+		seen[id] = true
+	}
+	assert.Contains(t, ids, "secrets/1")
+	assert.Contains(t, ids, "namespaces/1")
+
+	problems, err := chromedp.Run(e.tab, chromedp.Evaluate[[]string](fitsJS))
+	require.NoError(t, err)
+	assert.Empty(t, problems, "at 1280x720")
+
+	// A switch thrown with curl, as the workshop's terminals do: in the
+	// timeline like the page's own buttons, with who threw it. Compaction
+	// alone leaves the ring its events, but none can be replayed: the ring
+	// column says so, and the window is one RV.
+	e.curlFault("compact")
+	e.waitTimeline("FAULT compact by "+curlAgent+" from 127.0.0.1 (compactedRevision=", appearWithin)
+	e.waitJS(`document.querySelector('#caches tr[data-resource="configmaps"] td[data-ring]').dataset.ring.startsWith("0/")`,
+		recoverWithin, "the ring shows no replayable event after the compaction")
+	problems, err = chromedp.Run(e.tab, chromedp.Evaluate[[]string](fitsJS))
+	require.NoError(t, err)
+	assert.Empty(t, problems, "at 1280x720, with the fault in the timeline")
+	e.screenshot("ui-workshop-room")
+}
+
+// fitsJS lists what does not fit the projector: a column or the page that
+// scrolls sideways, an edit or del button outside its column, a name or a
+// label or value that wraps or is cut, a watcher below its box's edge.
+const fitsJS = `(() => {
+  const bad = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) bad.push("the page scrolls sideways");
+  for (const box of document.querySelectorAll("section, .scroll")) {
+    if (box.scrollWidth > box.clientWidth) bad.push((box.id || box.className) + " scrolls sideways: " + box.scrollWidth + " > " + box.clientWidth);
+  }
+  const col = document.querySelector("#informer").getBoundingClientRect();
+  for (const b of document.querySelectorAll("#objects td.actions button")) {
+    const r = b.getBoundingClientRect();
+    if (r.width === 0 || r.left < col.left || r.right > col.right) bad.push("the " + b.textContent + " button is outside its column");
+  }
+  for (const p of document.querySelectorAll("#objects .name, #objects .piece")) {
+    if (p.getClientRects().length !== 1) bad.push(p.textContent + " wraps");
+    if (p.scrollWidth > p.clientWidth) bad.push(p.textContent + " is cut");
+  }
+  for (const w of document.querySelectorAll("#timeline .what .nb")) {
+    if (w.getClientRects().length !== 1) bad.push("timeline: " + w.textContent + " wraps");
+  }
+  const tl = document.querySelector("#timeline");
+  if (tl.scrollWidth > tl.clientWidth) bad.push("the timeline scrolls sideways");
+  const box = document.querySelector("#watchers-box").getBoundingClientRect();
+  for (const tr of document.querySelectorAll("#watchers tr[data-watcher]")) {
+    if (tr.getBoundingClientRect().bottom > box.bottom + 1) bad.push("watcher " + tr.dataset.watcher + " is below the box's edge");
+  }
+  return bad;
+})()`

@@ -121,7 +121,11 @@ func TestWatchFromBeforeTheBufferIs410(t *testing.T) {
 		b := e.update("ns", "a", nil, "2")
 		e.waitRev(rv(b))
 		// The ring still holds both events; the store's history does not.
+		require.Equal(t, 2, e.c.Stats().Replayable)
 		require.NoError(t, e.s.Compact(rv(b)))
+		st := e.c.Stats()
+		assert.Equal(t, 2, st.HistoryLen, "the ring keeps its events")
+		assert.Zero(t, st.Replayable, "but can replay none of them")
 		w := e.watch(WatchOptions{ResourceVersion: rv(a), RVSet: true})
 		fs, err := ending(t, w, 1)
 		require.ErrorIs(t, err, ErrStatusSent)
@@ -145,6 +149,7 @@ func TestWatchFromBeforeTheBufferIs410(t *testing.T) {
 		oldest := rv(objs[12]) // the ring holds the last 8 events
 		require.Equal(t, oldest, st.OldestRevision)
 		require.Equal(t, 8, st.HistoryLen)
+		require.Equal(t, 8, st.Replayable)
 
 		w := e.watch(WatchOptions{ResourceVersion: oldest - 2, RVSet: true})
 		fs, err := ending(t, w, 1)
@@ -414,7 +419,7 @@ func TestStatsDescribeWatchers(t *testing.T) {
 	require.NoError(t, err)
 	fs, err := api.ParseFieldSelector("metadata.name=a")
 	require.NoError(t, err)
-	w := e.watch(WatchOptions{Namespace: "ns", Label: sel, Field: fs, Description: "kubectl/v1.32", Transport: "websocket", Request: "/api/v1/namespaces/ns/configmaps?watch=1", AllowBookmarks: true, SendInitialEvents: ptr(false)})
+	w := e.watch(WatchOptions{Namespace: "ns", Label: sel, Field: fs, Description: "kubectl/v1.32", RemoteAddr: "127.0.0.1:4242", Transport: "websocket", Request: "/api/v1/namespaces/ns/configmaps?watch=1", AllowBookmarks: true, SendInitialEvents: ptr(false)})
 	o := e.create("ns", "a", map[string]string{"app": "x"}, "")
 	frames(t, w, 1)
 	// The dispatcher counts an event once it has handed it to every
@@ -436,6 +441,7 @@ func TestStatsDescribeWatchers(t *testing.T) {
 	assert.Equal(t, "app=x", ws.Label)
 	assert.Equal(t, "metadata.name=a", ws.Field)
 	assert.Equal(t, "kubectl/v1.32", ws.Description)
+	assert.Equal(t, "127.0.0.1:4242", ws.RemoteAddr)
 	assert.Equal(t, "websocket", ws.Transport)
 	assert.Equal(t, "/api/v1/namespaces/ns/configmaps?watch=1", ws.Request)
 	assert.Zero(t, ws.BookmarksSent)

@@ -122,6 +122,9 @@ type WatchOptions struct {
 	Deadline time.Time
 	// Description is shown in the debug view (e.g. the client's user agent).
 	Description string
+	// RemoteAddr is the client's address (host:port), for the debug view:
+	// with one server for a room, it says whose watch a watcher is.
+	RemoteAddr string
 	// Transport is how the watch is written ("h1 chunked", "h1 websocket",
 	// "h2 stream": the WatchServer's names), for the debug view.
 	Transport string

@@ -17,6 +17,10 @@ type Stats struct {
 	OldestRevision int64 `json:"oldestReplayableRevision"`
 	HistoryLen     int   `json:"historyLen"`
 	HistoryCap     int   `json:"historyCap"`
+	// Replayable counts the ring's events a watch can still be replayed
+	// (those from OldestRevision on): after the store is compacted past
+	// them, the ring still holds its events but can replay none of them.
+	Replayable int `json:"replayable"`
 	// HistoryBytes is what the ring's events are charged, at most
 	// HistoryMaxBytes (unless one event alone is larger).
 	HistoryBytes     int64 `json:"historyBytes"`
@@ -43,6 +47,7 @@ type WatcherStat struct {
 	Label       string    `json:"labelSelector,omitempty"`
 	Field       string    `json:"fieldSelector,omitempty"`
 	Description string    `json:"description,omitempty"`
+	RemoteAddr  string    `json:"remoteAddr,omitempty"`
 	Transport   string    `json:"transport,omitempty"`
 	Request     string    `json:"request,omitempty"`
 	Started     time.Time `json:"started"`
@@ -119,6 +124,7 @@ func (c *Cacher) Stats() Stats {
 		HistoryBytes:    c.wc.hist.bytes,
 		HistoryMaxBytes: c.wc.hist.maxBytes,
 	}
+	s.Replayable = c.wc.countAfter(s.OldestRevision - 1)
 	c.mu.RUnlock()
 	s.EventsDispatched = c.counters.eventsDispatched.Load()
 	s.TooOldErrors = c.counters.tooOld.Load()
@@ -143,6 +149,7 @@ func (c *Cacher) Stats() Stats {
 			Label:          w.opts.Label.String(),
 			Field:          w.opts.Field.String(),
 			Description:    w.opts.Description,
+			RemoteAddr:     w.opts.RemoteAddr,
 			Transport:      w.opts.Transport,
 			Request:        w.opts.Request,
 			Started:        w.started,

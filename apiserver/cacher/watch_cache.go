@@ -147,16 +147,29 @@ func (wc *watchCache) oldest() int64 {
 // eventsAfter copies the held events with a revision above rev, in order.
 func (wc *watchCache) eventsAfter(rev int64) []*event {
 	h := &wc.hist
-	n := h.len()
-	i := sort.Search(n, func(i int) bool { return h.at(h.first+uint64(i)).rev > rev })
-	if i == n {
+	first := wc.firstAfter(rev)
+	if first == h.next {
 		return nil
 	}
-	out := make([]*event, 0, n-i)
-	for s := h.first + uint64(i); s < h.next; s++ {
+	out := make([]*event, 0, h.next-first)
+	for s := first; s < h.next; s++ {
 		out = append(out, h.at(s))
 	}
 	return out
+}
+
+// countAfter counts the held events with a revision above rev.
+func (wc *watchCache) countAfter(rev int64) int {
+	return int(wc.hist.next - wc.firstAfter(rev))
+}
+
+// firstAfter is the sequence number of the oldest held event with a
+// revision above rev (hist.next if there is none): the ring is in
+// revision order, so a binary search finds it.
+func (wc *watchCache) firstAfter(rev int64) uint64 {
+	h := &wc.hist
+	i := sort.Search(h.len(), func(i int) bool { return h.at(h.first+uint64(i)).rev > rev })
+	return h.first + uint64(i)
 }
 
 // sortedState returns the current objects' events in key order. The slice

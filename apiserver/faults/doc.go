@@ -4,7 +4,9 @@
 // (a half-open connection), shorten the default watch timeout or the
 // bookmark interval, make a resource answer 403 or 429, delay every
 // request. Each is a method of Faults and, when the server runs with
-// EnableFaults, a POST under /faults/.
+// EnableFaults, a POST under /faults/. Every switch thrown over HTTP is
+// logged with who threw it (log.go): the debug view shows the log, and the
+// live page puts each one in its timeline, wherever it came from.
 //
 // Where it sits in the data flow: across it. The watch caches read the
 // bookmark interval from here and kill their watchers on request; the

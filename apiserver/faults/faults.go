@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,7 +41,8 @@ import (
 //	POST /faults/fail-resource?resource=configmaps&group=&code=429&duration=30s
 //	                                                 a resource answers 403 or 429 for a while
 //	POST /faults/request-delay?duration=200ms        every non-watch request waits first (a slow handler)
-//	GET  /faults                                     the switches' current state
+//	GET  /faults                                     the switches' current state, and the last ones thrown
+//	                                                 over HTTP with who threw them (log.go)
 //
 // How many watchers the watch cache closed for being too slow is in the
 // debug view (/debug/listwatch, closedTooSlow).
@@ -69,6 +72,7 @@ type Faults struct {
 	delay            time.Duration
 	failing          map[api.GroupResource]resourceFailure
 	counts           Counts
+	log              switchLog
 	// freezeHTTP2 freezes the connections of HTTP/2 watches (OnStall).
 	freezeHTTP2 func() int
 	// expire ends the open watches in a scope as their timeouts would
@@ -395,6 +399,9 @@ type State struct {
 	RequestDelay     string            `json:"requestDelay,omitempty"`
 	Failing          map[string]string `json:"failingResources,omitempty"`
 	Counts           Counts            `json:"counts"`
+	// Switched are the last switches thrown over HTTP, oldest first (see
+	// log.go).
+	Switched []Switched `json:"switched"`
 }
 
 // State is the switches' current state.
@@ -402,7 +409,10 @@ func (f *Faults) State() State {
 	interval := f.BookmarkInterval()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := State{BookmarkInterval: interval.String(), Counts: f.counts}
+	st := State{BookmarkInterval: interval.String(), Counts: f.counts, Switched: slices.Clone(f.log.last)}
+	if st.Switched == nil {
+		st.Switched = []Switched{}
+	}
 	if f.watchTimeout > 0 {
 		st.WatchTimeout = f.watchTimeout.String()
 	}
@@ -434,7 +444,23 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
 		return
 	}
-	q := r.URL.Query()
+	result, found, err := f.throw(name, r.URL.Query())
+	if !found {
+		negotiation.NotFoundText(w, r)
+		return
+	}
+	if err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
+	result["seq"] = f.logSwitch(r, name, result)
+	b, _ := json.Marshal(result)
+	negotiation.WriteJSON(w, r, http.StatusOK, b)
+}
+
+// throw throws the switch name with the query's parameters and returns
+// what it did, for the answer; found is false for an unknown switch.
+func (f *Faults) throw(name string, q url.Values) (result map[string]any, found bool, err error) {
 	duration := func() (time.Duration, error) {
 		v := q.Get("duration")
 		if v == "" {
@@ -449,8 +475,7 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return d, nil
 	}
-	result := map[string]any{"fault": name}
-	var err error
+	result = map[string]any{"fault": name}
 	switch name {
 	case "kill-watches":
 		result["killed"] = f.KillWatchConnections()
@@ -493,13 +518,7 @@ func (f *Faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		result["resource"], result["code"], result["duration"] = q.Get("resource"), code, d.String()
 	default:
-		negotiation.NotFoundText(w, r)
-		return
+		return nil, false, nil
 	}
-	if err != nil {
-		negotiation.WriteError(w, r, err)
-		return
-	}
-	b, _ := json.Marshal(result)
-	negotiation.WriteJSON(w, r, http.StatusOK, b)
+	return result, true, err
 }

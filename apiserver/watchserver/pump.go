@@ -45,6 +45,7 @@ type watch struct {
 	conn                *serving.Conn // nil outside an apiserver (tests)
 	resource, namespace string
 	userAgent           string
+	remoteAddr          string
 	started             time.Time
 	// encode re-encodes each frame for this watch (Request.Encoding); nil
 	// writes the cacher's shared frames as they are. contentType is the

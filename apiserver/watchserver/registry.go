@@ -21,6 +21,7 @@ type WatchInfo struct {
 	// unknown); HTTP/2 watches of one client share it.
 	Connection int64     `json:"connection"`
 	UserAgent  string    `json:"userAgent,omitempty"`
+	RemoteAddr string    `json:"remoteAddr,omitempty"`
 	Started    time.Time `json:"started"`
 }
 
@@ -58,7 +59,7 @@ func (s *Server) Watches() []WatchInfo {
 // Server's lock (transport may change under it).
 func (wt *watch) info() WatchInfo {
 	info := WatchInfo{ID: wt.id, Resource: wt.resource, Namespace: wt.namespace, Transport: wt.transport,
-		UserAgent: wt.userAgent, Started: wt.started}
+		UserAgent: wt.userAgent, RemoteAddr: wt.remoteAddr, Started: wt.started}
 	if wt.conn != nil {
 		info.Connection = wt.conn.ID()
 	}

@@ -181,6 +181,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 func (s *Server) openWatch(w http.ResponseWriter, r *http.Request, req Request, timeout time.Duration) (wt *watch, watchReq *http.Request, stopReq func() bool, end func()) {
 	opts := req.Options
 	opts.Description = r.UserAgent()
+	opts.RemoteAddr = r.RemoteAddr
 	// The watch cache shows the transport in its stats too (the debug view
 	// and the live page read it there).
 	opts.Transport = transportOf(r)
@@ -250,7 +251,7 @@ func (s *Server) Timeout(requested time.Duration) time.Duration {
 func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration, req Request, r *http.Request, conn *serving.Conn) *watch {
 	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer,
 		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
-		userAgent: r.UserAgent(), started: time.Now(), contentType: headerJSON}
+		userAgent: r.UserAgent(), remoteAddr: r.RemoteAddr, started: time.Now(), contentType: headerJSON}
 	wt.expire, wt.expireNow = context.WithCancel(context.Background())
 	if f := s.cfg.Faults; f != nil {
 		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()

@@ -7,7 +7,7 @@
 import { ResourceClient, request, query } from "./client.js";
 import { Reflector } from "./reflector.js";
 import { Store } from "./store.js";
-import { ServerPanel } from "./serverpanel.js";
+import { ServerPanel, hostOf, shortAgent } from "./serverpanel.js";
 import { clear, el, rvText, shortenRVs, text } from "./dom.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -24,6 +24,14 @@ const state = {
   client: null,
   changed: new Map(), // key -> {type, at}
   options: null, // {resource, namespace, labelSelector}
+  // The fault switches' log (the debug view's faults.switched): the last
+  // sequence number put in the timeline (null until the first look), the
+  // page's own switches (already there, from their button) and how many of
+  // its requests are still unanswered.
+  faultSeq: null,
+  ownFaults: new Set(),
+  faultsPending: 0,
+  namespacesSeen: null, // the namespaces' watch cache's events, last seen
 };
 
 // discover reads the API's discovery documents (/api/v1, /apis, then each
@@ -71,9 +79,17 @@ function narrate(entry) {
   const cls = ["t-" + entry.kind];
   if (entry.type) cls.push("t-" + entry.type.toLowerCase());
   list.prepend(el("li", { class: cls.join(" "), "data-kind": entry.kind, "data-type": entry.type || "", title: entry.text },
-    el("time", {}, time), el("span", { class: "what" }, shortenRVs(entry.text))));
+    el("time", {}, time), el("span", { class: "what" }, ...unbroken(shortenRVs(entry.text)))));
   while (list.childElementCount > maxTimeline) list.lastElementChild.remove();
   if (entry.kind === "conn" || entry.kind === "list" || entry.kind === "error") setStatus(entry);
+}
+
+// unbroken keeps every word with a hyphen or a slash in it (a key such as
+// "alice/feature-flags-production", a user agent) on one line: the line
+// breaks at the spaces between words, not inside one. A word longer than
+// a column (a whole request URL) may still break anywhere.
+function unbroken(line) {
+  return line.split(/(\s+)/).map((w) => (w.length <= 40 && /[-/]/.test(w) ? el("span", { class: "nb" }, w) : w));
 }
 
 function setStatus(entry) {
@@ -111,49 +127,71 @@ function renderTable() {
     else if (c.type === "DELETED" && !rows.has(key) && now - c.at < deletedRowMs) gone.push(key);
   }
   const keys = [...rows.keys(), ...gone].sort();
-  for (const key of keys) {
-    const obj = rows.get(key);
-    const c = state.changed.get(key);
-    const cls = [];
-    if (c) cls.push("ev-" + c.type.toLowerCase());
-    // The light fades as the change ages (redrawn every 250 ms meanwhile).
-    const fade = c ? String(Math.max(0, 1 - (now - c.at) / highlightMs).toFixed(2)) : "0";
-    if (!obj) {
-      cls.push("gone");
-      const tr = el("tr", { class: cls.join(" "), "data-key": key, "data-gone": "true" },
-        el("td", { class: "change" }, "DELETED"), el("td", { class: "key" }, key),
-        el("td", {}, ""), el("td", {}, ""), el("td", {}, ""), el("td", {}, ""));
-      tr.style.setProperty("--fade", fade);
-      tbody.append(tr);
-      continue;
-    }
-    const m = obj.metadata;
-    const edit = el("button", { type: "button", class: "quiet", title: "load into the editor" }, "edit");
-    edit.addEventListener("click", () => loadIntoEditor(obj));
-    const del = el("button", { type: "button", class: "quiet danger", title: "DELETE this object" }, "del");
-    del.addEventListener("click", () => deleteObject(obj));
-    const tr = el("tr", { class: cls.join(" "), "data-key": key, "data-rv": m.resourceVersion, "data-change": c ? c.type : "" },
-      el("td", { class: "change" }, c ? c.type : ""),
-      el("td", { class: "key" }, key),
-      el("td", { class: "num", title: m.resourceVersion }, rvText(m.resourceVersion)),
-      el("td", { class: "labels" }, Object.entries(m.labels || {}).map(([k, v]) => `${k}=${v}`).join(", ")),
-      el("td", { class: "content" }, summarize(obj)),
-      el("td", { class: "actions" }, edit, del));
-    tr.style.setProperty("--fade", fade);
-    tbody.append(tr);
-  }
+  for (const key of keys) tbody.append(objectRow(key, rows.get(key), state.changed.get(key), now));
   $("#empty").hidden = keys.length > 0;
   const r = state.reflector;
   text($("#cache-summary"), state.store ? `${rows.size} object${rows.size === 1 ? "" : "s"}, lastSyncResourceVersion ${r ? rvText(r.lastSyncResourceVersion()) || "–" : "–"}` : "");
   if (state.changed.size) setTimeout(scheduleRender, 250);
 }
 
-// summarize shows what an object holds in one line: data keys and values
-// for ConfigMaps, otherwise the spec's or data's first fields.
+// objectRow is one row of the table: the object's name on its own line
+// (whole, never cut inside a word), and under it, smaller, its last
+// change, its namespace when the page watches all of them, its labels and
+// what it holds, each piece kept on one line; then its RV and its buttons.
+// A projector at 1280x720 fits a name of about 35 characters.
+function objectRow(key, obj, c, now) {
+  const cls = [];
+  if (c) cls.push("ev-" + c.type.toLowerCase());
+  // The light fades as the change ages (redrawn every 250 ms meanwhile).
+  const fade = c ? String(Math.max(0, 1 - (now - c.at) / highlightMs).toFixed(2)) : "0";
+  const slash = key.indexOf("/");
+  const ns = slash >= 0 ? key.slice(0, slash) : "";
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  const details = [];
+  if (c) details.push(el("span", { class: "chg" }, c.type));
+  if (ns && !(state.options && state.options.namespace)) details.push(el("span", { class: "piece ns", title: "namespace" }, ns));
+  let tr;
+  if (!obj) {
+    cls.push("gone");
+    tr = el("tr", { class: cls.join(" "), "data-key": key, "data-gone": "true" },
+      el("td", { class: "obj" }, el("div", { class: "name", title: key }, name), el("div", { class: "details" }, ...spaced(details))),
+      el("td", {}, ""), el("td", {}, ""));
+  } else {
+    const m = obj.metadata;
+    for (const [k, v] of Object.entries(m.labels || {})) details.push(piece("piece label", `${k}=${v}`));
+    for (const p of summarize(obj)) details.push(piece("piece", p));
+    const edit = el("button", { type: "button", class: "quiet", title: "load into the editor" }, "edit");
+    edit.addEventListener("click", () => loadIntoEditor(obj));
+    const del = el("button", { type: "button", class: "quiet danger", title: "DELETE this object" }, "del");
+    del.addEventListener("click", () => deleteObject(obj));
+    tr = el("tr", { class: cls.join(" "), "data-key": key, "data-rv": m.resourceVersion, "data-change": c ? c.type : "" },
+      el("td", { class: "obj" }, el("div", { class: "name", title: key }, name), el("div", { class: "details" }, ...spaced(details))),
+      el("td", { class: "num", title: m.resourceVersion }, rvText(m.resourceVersion)),
+      el("td", { class: "actions" }, edit, del));
+  }
+  tr.style.setProperty("--fade", fade);
+  return tr;
+}
+
+// piece is one label or one key=value, kept on one line; a longer one than
+// the column is cut at its end (whole in its tooltip), never wrapped.
+function piece(cls, s) {
+  return el("span", { class: cls, title: s }, s);
+}
+
+// spaced puts a space between the pieces: the only places a line may break.
+function spaced(items) {
+  return items.flatMap((x, i) => (i ? [" ", x] : [x]));
+}
+
+// summarize shows what an object holds as key=value pieces: data keys and
+// values for ConfigMaps, otherwise the spec's or data's fields; at most
+// four, each at most 60 characters.
 function summarize(obj) {
   const body = obj.data || obj.spec || obj.stringData || {};
-  const s = Object.entries(body).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
-  return s.length > 60 ? s.slice(0, 59) + "…" : s;
+  const cut = (s) => (s.length > 60 ? s.slice(0, 59) + "…" : s);
+  const all = Object.entries(body).map(([k, v]) => cut(`${k}=${typeof v === "string" ? v : JSON.stringify(v)}`));
+  return all.length > 4 ? [...all.slice(0, 4), `+${all.length - 4} more`] : all;
 }
 
 // start (re)starts the Reflector for the form's choice.
@@ -249,13 +287,49 @@ async function pullFault(btn) {
   // Noted before it is sent: its effects may reach the page before the
   // answer does.
   narrate({ kind: "fault", text: `FAULT ${name}${q.duration ? " " + q.duration : ""}${q.code ? " " + q.code : ""}` });
+  state.faultsPending++;
   try {
     const got = await request("POST", `/faults/${name}${query(q)}`);
-    const detail = Object.entries(got).filter(([k]) => k !== "fault").map(([k, v]) => `${k}=${v}`).join(", ");
+    if (got.seq) state.ownFaults.add(got.seq);
+    const detail = Object.entries(got).filter(([k]) => k !== "fault" && k !== "seq").map(([k, v]) => `${k}=${v}`).join(", ");
     text($("#fault-result"), `${name}: done${detail ? ", " + detail : ""}`);
   } catch (err) {
     text($("#fault-result"), `${name}: ${err.message}`);
+  } finally {
+    state.faultsPending--;
   }
+}
+
+// noteOthersFaults puts in the timeline the switches thrown by anyone else
+// (curl in a terminal, another attendee's page), as the page's own buttons
+// do, with who threw them. Those from before the page opened are not news.
+// While one of the page's own requests is unanswered, a switch it does not
+// know yet may be that one: it waits for the next look.
+function noteOthersFaults(switched) {
+  const last = switched.length ? switched[switched.length - 1].seq : 0;
+  if (state.faultSeq === null || last < state.faultSeq) { // first look, or a restarted server
+    state.faultSeq = last;
+    return;
+  }
+  for (const s of switched) {
+    if (s.seq <= state.faultSeq) continue;
+    if (!state.ownFaults.has(s.seq) && state.faultsPending > 0) return;
+    state.faultSeq = s.seq;
+    if (state.ownFaults.delete(s.seq)) continue;
+    const who = [shortAgent(s.userAgent), hostOf(s.remoteAddr) && "from " + hostOf(s.remoteAddr)].filter(Boolean).join(" ");
+    narrate({ kind: "fault", text: `FAULT ${s.name}${who ? " by " + who : ""}${s.detail ? " (" + s.detail + ")" : ""}` });
+  }
+}
+
+// noteNamespaces reloads the namespace choice when a namespace changed (an
+// attendee created theirs: the namespaces' watch cache dispatched another
+// event), unless the choice is being used.
+function noteNamespaces(caches) {
+  const c = caches.find((x) => x.resource === "namespaces");
+  if (!c || c.eventsDispatched === state.namespacesSeen) return;
+  const first = state.namespacesSeen === null;
+  state.namespacesSeen = c.eventsDispatched;
+  if (!first && document.activeElement !== $("#namespace")) loadNamespaces($("#namespace").value);
 }
 
 function ownWatch() {
@@ -296,6 +370,8 @@ async function main() {
       $("#faults").hidden = !faultsShown;
       $("#no-faults").hidden = faultsShown;
     }
+    noteOthersFaults((v.faults && v.faults.switched) || []);
+    noteNamespaces(v.watchCaches || []);
   }).start();
   start();
 }
