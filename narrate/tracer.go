@@ -59,6 +59,10 @@ func WithColour(on bool) Option { return func(t *Tracer) { t.colour = on } }
 // (tests, examples, docs).
 func WithoutTimes() Option { return func(t *Tracer) { t.times = false } }
 
+// WithStart times lines from start instead of from New, so that Tracers
+// writing to one output share one clock.
+func WithStart(start time.Time) Option { return func(t *Tracer) { t.start = start } }
+
 // WithFilter keeps only the lines for which keep returns true, e.g. the lines
 // that mention one object's name.
 func WithFilter(keep func(layer, line string) bool) Option {

@@ -47,6 +47,23 @@ func chapterTrip() chapterText {
 			"socket: a hex size line, the JSON event, CRLF."}
 }
 
+func chapterToday() chapterText {
+	return chapterText{"The same change on today's default path: watch-list, atomic RealFIFO",
+		"The tour's informer takes the articles' path: LIST, then WATCH, into a DeltaFIFO. client-go " +
+			"v0.37.2 with its defaults takes another: its Reflector streams the initial state over the " +
+			"watch (the WatchListClient feature gate, on by default since 1.35) and its queue is a RealFIFO " +
+			"with atomic events (AtomicFIFO, on since 1.36). We start a second informer with those defaults " +
+			"beside the first, handler \"today\", and change demo once. The rest of the tour goes on " +
+			"with the articles' informer.",
+		"no LIST: the second informer's first request is a WATCH with sendInitialEvents=true and " +
+			"resourceVersionMatch=NotOlderThan; the server sends the objects it has as ADDED events, then a " +
+			"BOOKMARK annotated k8s.io/initial-events-end, and the informer is synced at that bookmark's " +
+			"resourceVersion. Then the change: one MODIFIED frame for both watches, and both handlers are " +
+			"told. In the atomic RealFIFO every delta is its own item, in arrival order, never merged per key; " +
+			"where it differs most is a re-list, queued as one item and applied at once " +
+			"(go run ./examples/12-queue-evolution)."}
+}
+
 func chapterWebsocket(from string) chapterText {
 	return chapterText{"The same watch over a websocket",
 		fmt.Sprintf("A watch can also be a websocket: the same GET, with an Upgrade header, answered "+
@@ -145,5 +162,6 @@ func chapterConverged() chapterText {
 
 const outro = `Every chapter of the tour is told at length in docs/ (start at
 docs/README.md) and shown on its own by a program in examples/. Run the tour
-again with -all to see every line every layer prints, or with -queue RealFIFO.
+again with -all to see every line every layer prints, or with -queue RealFIFO
+(or AtomicFIFO).
 To see it live in a browser: go run ./cmd/apiserver, then open http://127.0.0.1:8080/ui/`

@@ -15,25 +15,30 @@
 //  3. opens the same watch over chunked HTTP and over a websocket, and
 //     shows each event as both framed it, side by side (the third
 //     article);
-//  4. lets the server end the watch at its timeout (the first article's
+//  4. starts a second informer with client-go's defaults of today
+//     (watch-list: the initial state streamed over the watch, no LIST; an
+//     atomic RealFIFO) and follows a change of demo through it, while the
+//     first informer gets it too; the rest of the tour keeps the
+//     articles' path;
+//  5. lets the server end the watch at its timeout (the first article's
 //     "my watch channel closed") and shows the Reflector re-watch from the
 //     last resourceVersion without re-listing;
-//  5. runs the first article's `continue` loop on a closed channel and
+//  6. runs the first article's `continue` loop on a closed channel and
 //     prints its spin counter, then the fix: re-watch from the last
 //     resourceVersion;
-//  6. kills the connection, as tcpkill does in the first article;
-//  7. starts a second apiserver on TLS and shows a real cluster's
+//  7. kills the connection, as tcpkill does in the first article;
+//  8. starts a second apiserver on TLS and shows a real cluster's
 //     transport: three watches of one client on one HTTP/2 connection,
 //     all ended by one reset of it;
-//  8. runs a RetryWatcher (the second article's fix): it resumes from the
+//  9. runs a RetryWatcher (the second article's fix): it resumes from the
 //     last resourceVersion across a killed connection, and stops on 410
 //     after a compaction;
-//  9. unplugs the network while the cluster moves on (a delete, a burst of
+//  10. unplugs the network while the cluster moves on (a delete, a burst of
 //     writes, a compaction), so that the re-watch gets 410 Expired and the
 //     informer re-lists, reporting the delete it missed as a
 //     DeletedFinalStateUnknown tombstone.
 //
-// Last (chapter 10), it checks that the informer's cache converged on the
+// Last (chapter 11), it checks that the informer's cache converged on the
 // server's state.
 //
 // Each chapter is one method of tour, listed in order by tour.steps: to
@@ -55,8 +60,8 @@
 // every line every layer prints).
 //
 // Files: tour.go runs the chapters; chapters.go holds their text;
-// websocket.go, hotloop.go, http2.go and retry.go are the side stories'
-// chapters;
+// today.go is today's default path; websocket.go, hotloop.go, http2.go
+// and retry.go are the side stories' chapters;
 // spotlight.go is the narration filter; wiretap.go shows the raw chunked
 // bytes as the client reads them off the socket; cable.go is the
 // ListerWatcher wrapper that can "unplug the network"; evidence.go records

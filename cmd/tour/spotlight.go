@@ -16,6 +16,9 @@ import (
 //   - every line about a followed object (default/demo, default/alpha);
 //     in the "trip" chapter from every layer, otherwise only where the
 //     change enters (store) and where it lands (queue, handler);
+//   - where a change lands (queue, handler) for the objects followed only
+//     there (default/busy, whose burst of writes would bury the story if
+//     the store's lines about it were kept);
 //   - the lines that tell a watch's life: the LIST and WATCH requests,
 //     the StreamWatcher opening and ending, the server's timeout, the
 //     killed connection, the 410, the Reflector's decisions, the queue's
@@ -26,8 +29,11 @@ import (
 type spotlight struct {
 	quiet  atomic.Bool // the tour is over: nothing more
 	all    bool
-	follow []string    // "namespace/name" keys
-	trip   atomic.Bool // the trip chapter: every layer's lines about followed objects
+	follow []string // "namespace/name" keys
+	// landing are keys followed only where their changes land: the queue
+	// and the handler.
+	landing []string
+	trip    atomic.Bool // the trip chapter: every layer's lines about followed objects
 	// scene, when set, replaces the rules above: a chapter about a side
 	// story (the hot loop, RetryWatcher) keeps only its own lines, not
 	// the informer's routine re-watches happening meanwhile.
@@ -66,6 +72,9 @@ func (s *spotlight) keep(layer, line string) bool {
 	if layer == networkLayer {
 		return true
 	}
+	if (layer == narrate.Queue || layer == narrate.Handler) && mentions(line, s.landing) {
+		return true
+	}
 	if s.followed(line) {
 		if s.trip.Load() {
 			return true
@@ -79,8 +88,11 @@ func (s *spotlight) keep(layer, line string) bool {
 	return lifecycle(layer, line, s.trip.Load())
 }
 
-func (s *spotlight) followed(line string) bool {
-	for _, k := range s.follow {
+func (s *spotlight) followed(line string) bool { return mentions(line, s.follow) }
+
+// mentions reports whether line names one of keys.
+func mentions(line string, keys []string) bool {
+	for _, k := range keys {
 		if strings.Contains(line, k) {
 			return true
 		}

@@ -29,6 +29,7 @@ const (
 	busyName  = "busy"  // written to while the informer is away
 	demoKey   = namespace + "/" + demoName
 	alphaKey  = namespace + "/" + alphaName
+	busyKey   = namespace + "/" + busyName
 
 	// historySize is the watch cache's window, in events. Small, so that a
 	// burst of writes while the informer is away pushes its resourceVersion
@@ -94,6 +95,8 @@ type tour struct {
 	// stopped is closed when the informer's Run has returned; nil until
 	// it is started.
 	stopped chan struct{}
+	// start is when the tour started: every Tracer times its lines from it.
+	start time.Time
 }
 
 // run runs the whole tour, writing to w. It returns nil when every stage
@@ -101,8 +104,8 @@ type tour struct {
 // stage that did not otherwise.
 func run(ctx context.Context, w io.Writer, o options) (err error) {
 	o.defaults()
-	t := &tour{o: o, con: &console{w: w, colour: o.Colour}, ev: newEvidence()}
-	t.spot = &spotlight{all: o.All, follow: []string{demoKey, alphaKey}}
+	t := &tour{o: o, con: &console{w: w, colour: o.Colour}, ev: newEvidence(), start: time.Now()}
+	t.spot = &spotlight{all: o.All, follow: []string{demoKey, alphaKey}, landing: []string{busyKey}}
 	// Chapter 2 ends only once every layer's line about the event has been
 	// printed: the server's and the client's goroutines race, and a late
 	// server line would otherwise land in chapter 3.
@@ -116,7 +119,7 @@ func run(ctx context.Context, w io.Writer, o options) (err error) {
 			}
 		}
 	}
-	t.tr = narrate.New(t.con, narrate.WithColour(o.Colour), narrate.WithFilter(t.spot.keep))
+	t.tr = narrate.New(t.con, narrate.WithColour(o.Colour), narrate.WithStart(t.start), narrate.WithFilter(t.spot.keep))
 
 	t.con.print(t.con.paint("1", intro) + "\n")
 
@@ -211,6 +214,7 @@ func (t *tour) steps() []step {
 		{"start", t.startInformer},
 		{"trip", t.trip},
 		{"websocket", t.overWebsocket},
+		{"today", t.todaysDefault},
 		{"timeout", t.timeout},
 		{"continue", t.hotLoop},
 		{"kill", t.kill},

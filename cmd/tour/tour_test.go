@@ -52,6 +52,7 @@ func section(t *testing.T, out, title string) string {
 const (
 	titleTrip      = "One event's trip through every layer"
 	titleWebsocket = "The same watch over a websocket"
+	titleToday     = "The same change on today's default path: watch-list, atomic RealFIFO"
 	titleTimeout   = "The server ends the watch: a timeout"
 	titleContinue  = "The wrong fix: continue on a closed channel"
 	titleKill      = "The connection dies: tcpkill"
@@ -62,7 +63,7 @@ const (
 )
 
 // checks is how many ✓ the summary has: one per chapter but the last.
-const checks = 10
+const checks = 11
 
 // requireNarrow fails if a printed line is wider than maxColumns.
 func requireNarrow(t *testing.T, out string) {
@@ -164,6 +165,23 @@ func TestTourRunsEveryStage(t *testing.T) {
 	assert.Contains(t, ch5, "GET /api/v1/namespaces/default/configmaps?resourceVersion=", "the re-list")
 	assert.Contains(t, ch5, "DeletedFinalStateUnknown")
 	assert.Contains(t, ch5, "tombstone default/alpha")
+	// Every key the queue says it queued is shown: busy's too, where it
+	// lands, and the handler's OnAdd for it.
+	assert.Contains(t, ch5, "3 keys queued")
+	assert.Contains(t, ch5, "queued Replaced default/busy")
+	assert.Contains(t, ch5, "tour ADD default/busy")
+	assert.NotRegexp(t, `store +rev \d+ \w+ /registry/configmaps/default/busy`, ch5, "the burst of writes to busy is one note, not ten store lines")
+
+	// Today's default path: no LIST, the state over the watch, the atomic
+	// queue, the same change to both handlers.
+	today := section(t, out, titleToday)
+	assert.Contains(t, today, "sendInitialEvents=true")
+	assert.Contains(t, today, "(initial-events-end bookmark)")
+	assert.Contains(t, today, "one ReplacedAll delta")
+	assert.Regexp(t, `handler +today UPDATE default/demo rv=(\d+)→(\d+)`, today)
+	assert.Regexp(t, `handler +tour UPDATE default/demo rv=(\d+)→(\d+)`, today)
+	assert.NotContains(t, today, "GET /api/v1/namespaces/default/configmaps?", "no LIST")
+	assert.NotContains(t, today, "today: stopped", "its shutdown is not part of the story")
 
 	assertSideStories(t, out)
 	assertDocsQuoteTheTour(t, out)
