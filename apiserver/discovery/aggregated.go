@@ -97,7 +97,7 @@ func resourceEntry(res *registry.Resource, custom bool) resourceDiscovery {
 			kind = groupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 		}
 		e.Subresources = append(e.Subresources, subresourceDiscovery{Subresource: sub, ResponseKind: kind,
-			Verbs: []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}})
+			Verbs: subresourceVerbs(sub)})
 	}
 	slices.SortFunc(e.Subresources, func(a, b subresourceDiscovery) int { return strings.Compare(a.Subresource, b.Subresource) })
 	return e

@@ -12,14 +12,20 @@ func subresources(res *registry.Resource) []apiResource {
 	var out []apiResource
 	for _, sub := range res.Subresources {
 		e := apiResource{Name: res.Name + "/" + sub, Namespaced: res.Namespaced, Kind: res.Kind,
-			Verbs: []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}}
-		switch sub {
-		case registry.SubresourceScale:
+			Verbs: subresourceVerbs(sub)}
+		if sub == registry.SubresourceScale {
 			e.Group, e.Version, e.Kind = "autoscaling", "v1", "Scale"
-		case registry.SubresourceFinalize:
-			e.Verbs = []string{registry.VerbUpdate}
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// subresourceVerbs are a subresource's verbs: get, patch and update, but
+// update only for a namespace's finalize.
+func subresourceVerbs(sub string) []string {
+	if sub == registry.SubresourceFinalize {
+		return []string{registry.VerbUpdate}
+	}
+	return []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}
 }

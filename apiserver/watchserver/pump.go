@@ -119,13 +119,16 @@ func (wt *watch) pump(wr writer) {
 					frames[i] = wt.encode(f)
 				}
 			}
+			// Counted as handed to the writer, before the client can
+			// have read them, as kube-apiserver counts an event when it
+			// encodes it: apiserver_watch_events_total, one add per batch.
+			wt.watcher.Sent(len(frames))
 			n, werr := wr.write(frames, wt.watcher.Pending)
 			if werr != nil {
 				wt.trace(wr, "write failed (%v): client gone", werr)
 				cacher.ReleaseFrames(frames)
 				return
 			}
-			wt.watcher.Sent(len(frames)) // apiserver_watch_events_total, per write
 			wt.trace(wr, "wrote %d bytes, %d frames", n, len(frames))
 		}
 		cacher.ReleaseFrames(frames)
