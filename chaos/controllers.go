@@ -140,7 +140,7 @@ func CheckWebsites(ctx context.Context, c *client.Client) ([]string, error) {
 			if ref, _ := controllers.ControllerOf(o); ref.UID != s.Metadata.UID {
 				problems = append(problems, fmt.Sprintf("website %s: %s %s is controlled by %s %s, not by it", s.Key(), w.kind, w.name, ref.Kind, ref.UID))
 			}
-			if !website.SameJSON(o.Get(w.field), w.want) {
+			if !website.Covers(o.Get(w.field), w.want) {
 				problems = append(problems, fmt.Sprintf("website %s: %s %s has %s %s, want %s", s.Key(), w.kind, w.name, w.field, o.Get(w.field), w.want))
 			}
 		}

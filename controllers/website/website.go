@@ -241,7 +241,7 @@ func (op *Operator) ensure(ctx context.Context, inf *informer.SharedIndexInforme
 		return nil
 	}
 	ref, _ := controllers.ControllerOf(cur)
-	if SameJSON(cur.Get(field), want) && ref.UID == owner.UID {
+	if Covers(cur.Get(field), want) && ref.UID == owner.UID {
 		return nil
 	}
 	upd := cur.DeepCopy()
@@ -295,6 +295,55 @@ func (op *Operator) updateStatus(ctx context.Context, site *api.Object, replicas
 		return nil
 	}
 	return err
+}
+
+// Covers reports whether have holds every field of want with want's
+// value: objects key by key (have may hold more keys), arrays element by
+// element (same length), anything else equal. The apiserver fills in what
+// a writer left out (a Deployment's strategy, revisionHistoryLimit and
+// progressDeadlineSeconds, from k8s.io/kubernetes
+// pkg/apis/apps/v1/defaults.go SetDefaults_Deployment), so a child read
+// back never equals what the operator wrote; compared whole, it would be
+// rewritten at every reconcile. Kubernetes' own controllers likewise
+// compare only what they set (the Deployment controller a ReplicaSet's
+// pod template, ignoring its hash label: EqualIgnoreHash in
+// pkg/controller/deployment/util/deployment_util.go).
+func Covers(have, want json.RawMessage) bool {
+	var h, w any
+	if json.Unmarshal(have, &h) != nil || json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	return covers(h, w)
+}
+
+func covers(have, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			hv, ok := h[k]
+			if !ok || !covers(hv, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !covers(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(have, want)
+	}
 }
 
 // SameJSON reports whether a and b hold the same JSON value, whatever

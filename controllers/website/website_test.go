@@ -61,3 +61,21 @@ func TestNewNeedsClient(t *testing.T) {
 	_, err := New(Options{})
 	require.Error(t, err)
 }
+
+func TestCovers(t *testing.T) {
+	for _, tc := range []struct {
+		have, want string
+		covers     bool
+	}{
+		{`{"replicas":1,"revisionHistoryLimit":10}`, `{"replicas":1}`, true},
+		{`{"replicas":2}`, `{"replicas":1}`, false},
+		{`{}`, `{"replicas":1}`, false},
+		{`{"a":{"b":1,"c":2}}`, `{"a":{"b":1}}`, true},
+		{`{"c":[{"name":"web","image":"httpd","imagePullPolicy":"Always"}]}`, `{"c":[{"name":"web","image":"httpd"}]}`, true},
+		{`{"c":[{"name":"web"},{"name":"extra"}]}`, `{"c":[{"name":"web"}]}`, false},
+		{`{"c":[1]}`, `{"c":{"0":1}}`, false},
+		{`not json`, `{}`, false},
+	} {
+		assert.Equal(t, tc.covers, Covers(json.RawMessage(tc.have), json.RawMessage(tc.want)), "%s covers %s", tc.have, tc.want)
+	}
+}

@@ -124,7 +124,7 @@ func (op *operator) ensure(ctx context.Context, inf *informer.SharedIndexInforme
 	obj := &api.Object{APIVersion: apiVersion, Kind: kind, Metadata: api.ObjectMeta{Namespace: ns, Name: name}}
 	cur, exists := inf.GetIndexer().GetByKey(ns + "/" + name)
 	if exists {
-		if ref, _ := controllers.ControllerOf(cur); ref.UID == owner.UID && website.SameJSON(cur.Get(field), want) {
+		if ref, _ := controllers.ControllerOf(cur); ref.UID == owner.UID && website.Covers(cur.Get(field), want) {
 			return nil
 		}
 		obj = cur.DeepCopy()
