@@ -260,6 +260,11 @@ func TestFixtureDiscovery(t *testing.T) {
 					found = true
 				}
 			}
+			if !found && r["name"] == "pods/resize" {
+				// Not in kube-apiserver 1.32's recording; 1.37.2 lists it
+				// (TestPodResize).
+				continue
+			}
 			assert.True(t, found, "%s is served by a real kube-apiserver", r["name"])
 		}
 	}

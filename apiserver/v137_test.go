@@ -157,3 +157,52 @@ func TestLegacyWatchIsAWatchList(t *testing.T) {
 	assert.Equal(t, api.Added, ev.Type)
 	assert.Equal(t, beta.Metadata.UID, ev.Object.Metadata.UID, "no initial state, no end bookmark")
 }
+
+// pods/resize (kube-apiserver 1.37's in-place resize): listed in discovery
+// like the real 1.37.2's /api/v1 (kind Pod; get, patch, update); a write
+// through it changes only the containers' resources and resizePolicy, and
+// the generation with them (podResizeStrategy, pkg/registry/core/pod/strategy.go).
+func TestPodResize(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures")
+	var disco struct {
+		Resources []struct {
+			Name, Kind string
+			Verbs      []string
+		}
+	}
+	require.NoError(t, json.Unmarshal(ts.get("/api/v1").mustCode(t, http.StatusOK), &disco))
+	found := false
+	for _, r := range disco.Resources {
+		if r.Name == "pods/resize" {
+			found = true
+			assert.Equal(t, "Pod", r.Kind)
+			assert.Equal(t, []string{"get", "patch", "update"}, r.Verbs)
+		}
+	}
+	assert.True(t, found, "discovery lists pods/resize")
+
+	const pods = "/api/v1/namespaces/fixtures/pods"
+	ts.do(req{method: http.MethodPost, path: pods,
+		body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox:1.36","resources":{"limits":{"cpu":"100m"}}}]}}`}).mustCode(t, http.StatusCreated)
+	assert.Equal(t, "p", ts.get(pods+"/p/resize").object(t).Metadata.Name)
+	merge := map[string]string{"Content-Type": "application/merge-patch+json"}
+	resized := ts.do(req{method: http.MethodPatch, path: pods + "/p/resize", header: merge,
+		body: `{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"busybox:1.37","resources":{"limits":{"cpu":"200m"}}}]}}`}).object(t)
+	assert.Equal(t, int64(2), resized.Metadata.Generation)
+	assert.Empty(t, resized.Metadata.Labels, "a resize changes no labels")
+	var spec struct {
+		Containers []struct {
+			Image     string
+			Resources struct{ Limits map[string]string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(resized.Get("spec"), &spec))
+	require.Len(t, spec.Containers, 1)
+	assert.Equal(t, "busybox:1.36", spec.Containers[0].Image, "nor the image")
+	assert.Equal(t, "200m", spec.Containers[0].Resources.Limits["cpu"])
+
+	renamed := ts.do(req{method: http.MethodPatch, path: pods + "/p/resize", header: merge,
+		body: `{"spec":{"containers":[{"name":"d","image":"busybox:1.36"}]}}`})
+	assert.Equal(t, http.StatusUnprocessableEntity, renamed.code, "%s", renamed.body)
+}

@@ -165,6 +165,15 @@ func prepareWrite(res *registry.Resource, ri RequestInfo, next, cur *api.Object)
 		out.Kind, out.APIVersion = res.Kind, res.APIVersion()
 		return out, nil
 	}
+	if ri.Subresource == registry.SubresourceResize {
+		// Only the containers' resources change; then it is an update of
+		// the Pod like any other (status kept, generation bumped).
+		resized, err := registry.ResizePod(next, cur)
+		if err != nil {
+			return nil, err
+		}
+		next = resized
+	}
 	if ri.Subresource != registry.SubresourceStatus {
 		if res.HasSubresource(registry.SubresourceStatus) {
 			// Status is written through /status only: a write of the

@@ -161,7 +161,7 @@ func Builtin() []*Resource {
 			Kind: "Pod", ListKind: "PodList", ShortNames: []string{"po"}, Categories: []string{"all"},
 			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true, Generation: true,
 			ValidateName: validateDNS1123Subdomain,
-			Subresources: []string{SubresourceStatus},
+			Subresources: []string{SubresourceResize, SubresourceStatus},
 			Columns:      podColumns,
 			WideColumns:  podWideColumns,
 		},
