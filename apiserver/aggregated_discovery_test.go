@@ -62,6 +62,9 @@ func requireSameResources(t *testing.T, want, got groupDiscoveryJSON) {
 			realSubs, _ := real["subresources"].([]any)
 			subs, _ := r["subresources"].([]any)
 			for _, s := range subs {
+				if m, _ := s.(map[string]any); r["resource"] == "pods" && m["subresource"] == "resize" {
+					continue // not in kube-apiserver 1.32's recording; 1.37.2 lists it (TestPodResize)
+				}
 				assert.Contains(t, realSubs, s, "a subresource of %s", r["resource"])
 			}
 			delete(real, "subresources")
