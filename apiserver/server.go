@@ -322,8 +322,8 @@ func (s *Server) stop(ctx context.Context) error {
 	return err
 }
 
-// serveHTTP is the outermost handler: bookkeeping, log, panic safety,
-// authentication, then routing.
+// serveHTTP is the outermost handler: bookkeeping, log, panic safety, the
+// ?timeout= check, authentication, then routing.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.stopping {
@@ -344,13 +344,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rr := filters.NewRecorder(w)
 	defer s.logRequest(rr, r)
 	defer s.recoverPanic(rr, r)
+	kind := filters.Classify(r)
+	// Before authentication, as kube-apiserver's WithRequestDeadline sits
+	// outside WithAuthentication in its handler chain.
+	if st := filters.CheckTimeout(r, kind); st != nil {
+		negotiation.WriteStatus(rr, r, st)
+		return
+	}
 	if !filters.Authorized(r, s.cfg.Token) {
 		negotiation.WriteStatus(rr, r, api.NewUnauthorized(""))
 		return
 	}
 	// After authentication, as in kube-apiserver's handler chain: an
 	// unauthenticated client cannot use up the slots of others.
-	kind := filters.Classify(r)
 	release, ok := s.limits.Begin(kind)
 	if !ok {
 		filters.CloseRefusedWatch(rr, r, kind)
