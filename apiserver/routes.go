@@ -41,9 +41,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	case path == "/version":
 		s.serveDiscovery(w, r, pub.docs.Version)
 		return
-	case path == "/healthz" || path == "/livez" || path == "/readyz":
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok"))
+	case isHealthPath(path):
+		e, rest, _ := healthEndpointOf(path)
+		s.serveHealth(w, r, e, rest)
 		return
 	case path == discovery.OpenAPIPrefix || strings.HasPrefix(path, discovery.OpenAPIPrefix+"/"):
 		doc := pub.openAPI.Lookup(path)
