@@ -141,7 +141,7 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 	}
 	if res.Generation {
 		next.Metadata.Generation = cur.Metadata.Generation
-		if !sameJSON(cur.Get("spec"), next.Get("spec")) {
+		if !sameJSON(cur.Get(res.SpecField()), next.Get(res.SpecField())) {
 			next.Metadata.Generation++
 		}
 	}

@@ -1,8 +1,9 @@
 // Package registry is the server's table of resources: for each kind it
 // serves (namespaces, configmaps, secrets, pods, services, events,
-// serviceaccounts, deployments, replicasets, events.k8s.io events, leases)
-// everything routing, discovery, defaulting, validation, Table output and
-// storage need to know, and, once the server runs, its watch cache.
+// serviceaccounts, podtemplates, deployments, replicasets, events.k8s.io
+// events, leases) everything routing, discovery, defaulting, validation,
+// Table output and storage need to know, and, once the server runs, its
+// watch cache.
 //
 // Where it sits in the data flow: the route table looks a path's resource
 // up here, the handlers read its rules (names, scope, what a delete

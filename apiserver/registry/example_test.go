@@ -20,6 +20,7 @@ func ExampleBuiltin() {
 	// v1 services true /registry/services/default/x
 	// v1 events true /registry/events/default/x
 	// v1 serviceaccounts true /registry/serviceaccounts/default/x
+	// v1 podtemplates true /registry/podtemplates/default/x
 	// apps/v1 deployments true /registry/deployments/default/x
 	// apps/v1 replicasets true /registry/replicasets/default/x
 	// events.k8s.io/v1 events true /registry/events.k8s.io/events/default/x

@@ -89,11 +89,43 @@ func templateWideColumns(selectorDescription string) []Column {
 	}
 }
 
+// podTemplateColumns are printPodTemplate's (pkg/printers/internalversion,
+// podTemplateColumnDefinitions): Containers, Images and Pod Labels of its
+// template, and no Age.
+var podTemplateColumns = []Column{
+	col("Containers", "Names of each container in the template.", 0, func(o *api.Object) any {
+		return strings.Join(containersOf(o, "name", "template", "spec", "containers"), ",")
+	}),
+	col("Images", "Images referenced by each container in the template.", 0, func(o *api.Object) any {
+		return strings.Join(containersOf(o, "image", "template", "spec", "containers"), ",")
+	}),
+	col("Pod Labels", "The labels for the pod template.", 0, func(o *api.Object) any {
+		var labels map[string]string
+		field(o, &labels, "template", "metadata", "labels")
+		return formatLabels(labels)
+	}),
+}
+
+// formatLabels is labels.FormatLabels: k=v pairs sorted by key, joined by
+// commas, or <none>.
+func formatLabels(labels map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		parts = append(parts, k+"="+labels[k])
+	}
+	return orNone(strings.Join(parts, ","))
+}
+
 // templateContainers lists one string field of each container of a
 // Deployment's pod template.
 func templateContainers(o *api.Object, key string) []string {
+	return containersOf(o, key, "spec", "template", "spec", "containers")
+}
+
+// containersOf lists one string field of each container at path.
+func containersOf(o *api.Object, key string, path ...string) []string {
 	var cs []map[string]any
-	field(o, &cs, "spec", "template", "spec", "containers")
+	field(o, &cs, path...)
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
 		s, _ := c[key].(string)

@@ -51,6 +51,10 @@ type Resource struct {
 	// updatePodGeneration); and by one when a delete first marks the object
 	// (finalizers.go).
 	Generation bool
+	// GenerationField is the field whose changes Generation counts when it
+	// is not spec: a PodTemplate's template
+	// (pkg/registry/core/podtemplate/strategy.go, PrepareForUpdate).
+	GenerationField string
 	// ValidateName checks metadata.name (prefix: it is a generateName).
 	ValidateName func(name string, prefix bool) []string
 	// ValidateFields, if set, checks the rest of an object about to be
@@ -106,6 +110,14 @@ const (
 	// an autoscaling/v1 Scale.
 	SubresourceScale = "scale"
 )
+
+// SpecField is the field whose changes grow metadata.generation.
+func (r *Resource) SpecField() string {
+	if r.GenerationField != "" {
+		return r.GenerationField
+	}
+	return "spec"
+}
 
 // HasSubresource reports whether the resource serves sub.
 func (r *Resource) HasSubresource(sub string) bool { return slices.Contains(r.Subresources, sub) }
@@ -186,6 +198,14 @@ func Builtin() []*Resource {
 			Kind: "ServiceAccount", ListKind: "ServiceAccountList", ShortNames: []string{"sa"},
 			Namespaced: true, Verbs: AllVerbs,
 			ValidateName: validateDNS1123Subdomain,
+		},
+		{
+			Version: "v1", Name: "podtemplates", SingularName: "podtemplate",
+			Kind: "PodTemplate", ListKind: "PodTemplateList",
+			Namespaced: true, Verbs: AllVerbs, Generation: true, GenerationField: "template",
+			ValidateName: validateDNS1123Subdomain,
+			Columns:      podTemplateColumns,
+			NoAgeColumn:  true,
 		},
 		{
 			Group: "apps", Version: "v1", Name: "deployments", SingularName: "deployment",

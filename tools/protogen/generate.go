@@ -54,6 +54,7 @@ var rootTypes = []any{
 	corev1.Service{}, corev1.ServiceList{},
 	corev1.Event{}, corev1.EventList{},
 	corev1.ServiceAccount{}, corev1.ServiceAccountList{},
+	corev1.PodTemplate{}, corev1.PodTemplateList{},
 	appsv1.Deployment{}, appsv1.DeploymentList{},
 	appsv1.ReplicaSet{}, appsv1.ReplicaSetList{},
 	eventsv1.Event{}, eventsv1.EventList{},
