@@ -30,6 +30,11 @@ type binary struct {
 	// stamped says the program reports Kubernetes' version, which a release
 	// build sets with -ldflags (hack/lib/version.sh, kube::version::ldflags).
 	stamped bool
+	// test says pkg is a test package, compiled into a test binary with
+	// `go test -c`, as Kubernetes builds e2e.test.
+	test bool
+	// tags are the build tags it needs.
+	tags string
 }
 
 func binaries() []binary {
@@ -65,18 +70,36 @@ func versionLDFlags() string {
 	return strings.Join(flags, " ")
 }
 
-// build compiles every binary that bin/ lacks (all of them with force).
-// The first build downloads the modules and compiles Kubernetes: minutes.
-func build(ctx context.Context, moduleDir, binDir string, force bool) error {
+// e2eBinary is Kubernetes' own end-to-end test binary, e2e.test, with the
+// API machinery specs of k8s.io/kubernetes v1.37.2 (this module's e2e/
+// package says why only those). Kubernetes builds its e2e.test the same
+// way: hack/lib/golang.sh, kube::golang::build_binaries_for_platform,
+// compiles a target ending in ".test" with `go test -c` and the version
+// -ldflags of every release binary. It is built only on request
+// (`refcluster build e2e`): only the e2e runner (e2e.go) needs it.
+func e2eBinary() binary {
+	return binary{name: "e2e.test", pkg: "./e2e", stamped: true, test: true, tags: "e2e"}
+}
+
+// build compiles every binary in bins that bin/ lacks (all of them with
+// force). The first build downloads the modules and compiles Kubernetes:
+// minutes.
+func build(ctx context.Context, moduleDir, binDir string, force bool, bins []binary) error {
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("bin directory: %w", err)
 	}
-	for _, b := range binaries() {
+	for _, b := range bins {
 		out := filepath.Join(binDir, b.name)
 		if _, err := os.Stat(out); err == nil && !force {
 			continue
 		}
 		args := []string{"build", "-o", out}
+		if b.test {
+			args = []string{"test", "-c", "-o", out}
+		}
+		if b.tags != "" {
+			args = append(args, "-tags", b.tags)
+		}
 		if b.stamped {
 			args = append(args, "-ldflags", versionLDFlags())
 		}
@@ -87,7 +110,7 @@ func build(ctx context.Context, moduleDir, binDir string, force bool) error {
 		start := time.Now()
 		fmt.Printf("building %s (%s)\n", b.name, b.pkg)
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go build %s: %w", b.pkg, err)
+			return fmt.Errorf("go %s %s: %w", args[0], b.pkg, err)
 		}
 		fmt.Printf("built %s in %s\n", out, time.Since(start).Round(time.Second))
 	}

@@ -23,14 +23,21 @@ type config struct {
 	authorization          string
 	timeout                time.Duration
 	rebuild                bool
+	// kcmControllers, if set, is kube-controller-manager's --controllers.
+	kcmControllers string
+	// args are the arguments after the flags (build's "e2e").
+	args []string
 }
 
-const usage = `usage: refcluster build|start|stop|env [flags]
+const usage = `usage: refcluster build [e2e]|start|stop|env|e2e [flags]
 
-  build   build etcd, kube-apiserver and kube-controller-manager into bin/
-  start   build what is missing, then start them on loopback
-  stop    stop them (by pid) and delete etcd's data
-  env     print the export line for the running cluster's kubeconfig
+  build      build etcd, kube-apiserver and kube-controller-manager into bin/
+  build e2e  build Kubernetes' e2e test binary, bin/e2e.test
+  start      build what is missing, then start them on loopback
+  stop       stop them (by pid) and delete etcd's data
+  env        print the export line for the running cluster's kubeconfig
+  e2e        run the in-scope [sig-api-machinery] e2e specs against the
+             reference and against ours, and print the table (docs/e2e.md)
 
 Run from the reference module's directory (or: go -C reference run ./cmd/refcluster ...).
 Flags (every subcommand):
@@ -56,23 +63,37 @@ func main() {
 	fs.StringVar(&c.authorization, "authorization-mode", "AlwaysAllow", "start: kube-apiserver's --authorization-mode (RBAC works too: the token is system:masters)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Minute, "start: how long to wait for every program to be ready")
 	fs.BoolVar(&c.rebuild, "force", false, "build: rebuild binaries that exist")
+	var e e2eOptions
+	if sub == "e2e" {
+		e.register(fs)
+	}
 	_ = fs.Parse(os.Args[2:])
+	c.args = fs.Args()
 	if err := c.resolve(); err != nil {
 		fmt.Fprintln(os.Stderr, "refcluster:", err)
 		os.Exit(1)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	if err := run(ctx, sub, c); err != nil {
+	if err := run(ctx, sub, c, e); err != nil {
 		fmt.Fprintln(os.Stderr, "refcluster:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, sub string, c config) error {
+func run(ctx context.Context, sub string, c config, e e2eOptions) error {
 	switch sub {
 	case "build":
-		return build(ctx, c.moduleDir, c.binDir, c.rebuild)
+		switch {
+		case len(c.args) == 0:
+			return build(ctx, c.moduleDir, c.binDir, c.rebuild, binaries())
+		case len(c.args) == 1 && c.args[0] == "e2e":
+			return build(ctx, c.moduleDir, c.binDir, c.rebuild, []binary{e2eBinary()})
+		default:
+			return fmt.Errorf("build: unknown target %q (build builds the cluster's binaries, build e2e the e2e tests)", c.args)
+		}
+	case "e2e":
+		return runE2E(ctx, c, e)
 	case "start":
 		return start(ctx, c)
 	case "stop":

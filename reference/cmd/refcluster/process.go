@@ -83,7 +83,12 @@ func logTail(c config, name string) string {
 	if err != nil {
 		return err.Error()
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return lastLines(data)
+}
+
+// lastLines is the end of a program's output, for an error message.
+func lastLines(out []byte) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) > 20 {
 		lines = lines[len(lines)-20:]
 	}

@@ -33,7 +33,7 @@ func start(ctx context.Context, c config) (err error) {
 			return fmt.Errorf("%s already runs from %s: run `refcluster stop` first", b.name, c.stateDir)
 		}
 	}
-	if err := build(ctx, c.moduleDir, c.binDir, false); err != nil {
+	if err := build(ctx, c.moduleDir, c.binDir, false, binaries()); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(c.stateDir); err != nil {
@@ -139,7 +139,7 @@ func startAPIServer(ctx context.Context, c config, server string, p pki) error {
 func startControllerManager(ctx context.Context, c config, kubeconfig string) error {
 	state := func(name string) string { return filepath.Join(c.stateDir, name) }
 	port := strconv.Itoa(c.controllerManagerPort)
-	proc, err := launch(c, "kube-controller-manager", []string{
+	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
@@ -150,7 +150,11 @@ func startControllerManager(ctx context.Context, c config, kubeconfig string) er
 		"--service-account-private-key-file=" + state(saKeyFile),
 		"--root-ca-file=" + state(caCertFile),
 		"--service-cluster-ip-range=" + serviceIPRange,
-	})
+	}
+	if c.kcmControllers != "" {
+		args = append(args, "--controllers="+c.kcmControllers)
+	}
+	proc, err := launch(c, "kube-controller-manager", args)
 	if err != nil {
 		return err
 	}

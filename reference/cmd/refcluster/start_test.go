@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -83,23 +82,12 @@ func testConfig(t *testing.T) config {
 	return c
 }
 
-// freePorts asks the kernel for n unused loopback ports. They are free
-// when returned; another program could take one before etcd binds it,
-// which would fail start loudly, never silently.
+// freePorts asks the kernel for n unused loopback ports.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	var listeners []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range listeners {
-		l.Close()
+	ports, err := freeLoopbackPorts(n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ports
 }
