@@ -14,9 +14,9 @@ import (
 
 // ours is listwatch's apiserver and controller-manager, built from the
 // repository's core module (the directory above this module) and started
-// the way docs/reference.md and docs/e2e.md say: `cmd/apiserver --tls`
-// (HTTPS and HTTP/2 with a generated certificate and the kubeconfig that
-// trusts it) and `cmd/controller-manager` against it.
+// the way docs/e2e.md says: `cmd/apiserver --tls` (HTTPS and HTTP/2 with a
+// generated certificate and the kubeconfig that trusts it) and
+// `cmd/controller-manager --kubeconfig` on that kubeconfig.
 type ours struct {
 	c          config // binDir and stateDir are the run's own directory
 	kubeconfig string
@@ -63,11 +63,10 @@ func startOurs(ctx context.Context, c config, dir string) (o *ours, err error) {
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	server := "https://127.0.0.1:" + strconv.Itoa(ports[0])
 	if err := o.startAPIServer(ctx, ports[0]); err != nil {
 		return o, err
 	}
-	return o, o.startControllerManager(ctx, server)
+	return o, o.startControllerManager(ctx)
 }
 
 // startAPIServer starts `apiserver --tls` and waits for /readyz.
@@ -96,12 +95,10 @@ func (o *ours) startAPIServer(ctx context.Context, port int) error {
 }
 
 // startControllerManager starts our controller-manager with its default
-// controllers and waits until it says it runs them.
-func (o *ours) startControllerManager(ctx context.Context, server string) error {
-	proc, err := launch(o.c, "controller-manager", []string{
-		"--server=" + server,
-		"--certificate-authority=" + filepath.Join(o.c.stateDir, "certs", "apiserver.crt"),
-	})
+// controllers, on the kubeconfig the apiserver wrote, and waits until it
+// says it runs them.
+func (o *ours) startControllerManager(ctx context.Context) error {
+	proc, err := launch(o.c, "controller-manager", []string{"--kubeconfig=" + o.kubeconfig})
 	if err != nil {
 		return err
 	}
