@@ -29,15 +29,17 @@ type config struct {
 	args []string
 }
 
-const usage = `usage: refcluster build [e2e]|start|stop|env|e2e [flags]
+const usage = `usage: refcluster build [e2e]|start|restart-apiserver|stop|env|e2e [flags]
 
-  build      build etcd, kube-apiserver and kube-controller-manager into bin/
-  build e2e  build Kubernetes' e2e test binary, bin/e2e.test
-  start      build what is missing, then start them on loopback
-  stop       stop them (by pid) and delete etcd's data
-  env        print the export line for the running cluster's kubeconfig
-  e2e        run the in-scope [sig-api-machinery] e2e specs against the
-             reference and against ours, and print the table (docs/e2e.md)
+  build              build etcd, kube-apiserver and kube-controller-manager into bin/
+  build e2e          build Kubernetes' e2e test binary, bin/e2e.test
+  start              build what is missing, then start them on loopback
+  restart-apiserver  stop kube-apiserver and start it again on the same etcd
+                     (its watch caches start over: older resourceVersions get 410)
+  stop               stop them (by pid) and delete etcd's data
+  env                print the export line for the running cluster's kubeconfig
+  e2e                run the in-scope [sig-api-machinery] e2e specs against the
+                     reference and against ours, and print the table (docs/e2e.md)
 
 Run from the reference module's directory (or: go -C reference run ./cmd/refcluster ...).
 Flags (every subcommand):
@@ -96,6 +98,8 @@ func run(ctx context.Context, sub string, c config, e e2eOptions) error {
 		return runE2E(ctx, c, e)
 	case "start":
 		return start(ctx, c)
+	case "restart-apiserver":
+		return restartAPIServer(ctx, c)
 	case "stop":
 		return stop(c)
 	case "env":
