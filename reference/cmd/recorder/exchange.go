@@ -23,6 +23,12 @@ type target struct {
 	token string
 }
 
+// port is the target's port, for refcluster's -port.
+func (t target) port() string {
+	_, port, _ := net.SplitHostPort(t.addr)
+	return port
+}
+
 // chunk is one HTTP chunk as it arrived, at its time since the request.
 type chunk struct {
 	at   time.Duration
@@ -37,8 +43,9 @@ type response struct {
 	headerKeys []string // in the order received
 	chunked    bool
 	chunks     []chunk // for a chunked body
-	body       []byte  // the de-chunked body
-	ended      string  // how the body ended
+	body       []byte  // the de-chunked body (for a WebSocket, the messages)
+	frames     []wsFrame
+	ended      string // how the body ended
 }
 
 // requestBytes writes a request as the recorder sends it: HTTP/1.1, the
@@ -56,6 +63,9 @@ func (t target) requestBytes(method, path string, headers map[string]string, bod
 	}
 	for k, v := range headers {
 		h[k] = v
+		if v == "" {
+			delete(h, k) // the script leaves a default header out this way
+		}
 	}
 	keys := make([]string, 0, len(h))
 	for k := range h {

@@ -12,15 +12,17 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 const usage = `usage:
-  recorder record -out DIR [flags]   replay the script against the reference, write fixtures into DIR
+  recorder rerecord [flags]          start the reference, replay the script, replace ../testdata/fixtures, stop it
+  recorder record -out DIR [flags]   replay the script against the running reference, write fixtures into DIR
   recorder compare OLD NEW           what changed between two fixture directories
+  recorder diff [flags]              the script against ours and the reference: every difference, explained or not
 
-Run from the reference module's directory, with the reference running
-(go run ./cmd/refcluster start). record refuses a DIR that is not empty.
+Run from the reference module's directory. record needs the reference
+running (go run ./cmd/refcluster start) and refuses a DIR that is not empty;
+rerecord starts and stops it itself.
 `
 
 func main() {
@@ -34,6 +36,10 @@ func main() {
 	switch os.Args[1] {
 	case "record":
 		err = recordCmd(ctx, os.Args[2:])
+	case "rerecord":
+		err = rerecordCmd(ctx, os.Args[2:])
+	case "diff":
+		err = diffCmd(ctx, os.Args[2:])
 	case "compare":
 		if len(os.Args) != 4 {
 			fmt.Fprint(os.Stderr, usage)
@@ -50,23 +56,10 @@ func main() {
 	}
 }
 
-// recorder holds what a run needs: where to send, where to write.
-type recorder struct {
-	target  target
-	etcdURL string
-	outDir  string
-	server  string // the Server line of every entry
-	vars    map[string]string
-	entries []string
-}
-
 func recordCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("recorder record", flag.ExitOnError)
 	out := fs.String("out", "", "directory to write the fixtures and their README.md into (required; must be empty or new)")
-	state := fs.String("state", ".run", "refcluster's state directory (CA and token)")
-	server := fs.String("server", "https://127.0.0.1:16443", "the reference kube-apiserver")
-	etcdURL := fs.String("etcd", "http://127.0.0.1:23790", "the reference etcd's client URL (for compaction)")
-	script := fs.String("script", "recordings/script.json", "the requests to replay")
+	o := recordFlags(fs)
 	_ = fs.Parse(args)
 	if *out == "" {
 		return errors.New("record: -out is required")
@@ -74,19 +67,58 @@ func recordCmd(ctx context.Context, args []string) error {
 	if err := emptyDir(*out); err != nil {
 		return err
 	}
-	t, err := newTarget(*state, *server)
+	return record(ctx, *out, *o)
+}
+
+// options are what record needs besides the output directory.
+type options struct {
+	state, server, etcdURL, script, previous string
+	etcdPeerPort                             int // for rerecord and diff, which start the reference
+}
+
+func recordFlags(fs *flag.FlagSet) *options {
+	var o options
+	fs.StringVar(&o.state, "state", ".run", "refcluster's state directory (CA and token)")
+	fs.StringVar(&o.server, "server", "https://127.0.0.1:16443", "the reference kube-apiserver")
+	fs.StringVar(&o.etcdURL, "etcd", "http://127.0.0.1:23790", "the reference etcd's client URL (for compaction)")
+	fs.IntVar(&o.etcdPeerPort, "etcd-peer-port", 23800, "rerecord, diff: the reference etcd's peer port")
+	fs.StringVar(&o.script, "script", "recordings/script.json", "the requests to replay")
+	fs.StringVar(&o.previous, "previous", "../testdata/fixtures", "the recordings that \"keep\" steps carry over")
+	return &o
+}
+
+// record replays the script against the reference into out.
+func record(ctx context.Context, out string, o options) error {
+	r, err := newRecorder(out, o)
 	if err != nil {
 		return err
 	}
-	steps, err := loadScript(*script)
+	return r.replay(ctx)
+}
+
+func newRecorder(out string, o options) (*recorder, error) {
+	t, err := newTarget(o.state, o.server)
+	if err != nil {
+		return nil, err
+	}
+	return &recorder{target: t, etcdURL: o.etcdURL, stateDir: o.state, previous: o.previous, script: o.script, outDir: out,
+		vars: map[string]string{}, sections: map[string][]string{}, log: os.Stdout,
+		server: "kube-apiserver v1.37.2 (etcd 3.7.0), HTTP/1.1 over TLS straight to its port"}, nil
+}
+
+// replay runs every step of the script, then writes the README.
+func (r *recorder) replay(ctx context.Context) error {
+	sc, err := loadScript(r.script)
 	if err != nil {
 		return err
 	}
-	r := &recorder{target: t, etcdURL: *etcdURL, outDir: *out, vars: map[string]string{},
-		server: "kube-apiserver v1.37.2 (etcd 3.7.0), HTTP/1.1 over TLS straight to its port"}
-	for i, s := range steps {
+	r.sectionOrder = sc.Sections
+	for _, sec := range sc.Sections {
+		r.sections[sec] = nil
+	}
+	for i, s := range sc.Steps {
 		if err := r.run(ctx, s); err != nil {
-			return fmt.Errorf("step %d (%s %s): %w", i+1, s.Method, s.Path, err)
+			return fmt.Errorf("step %d (%s %s %s): %w", i+1, s.Method, s.Path, s.File, err)
 		}
 	}
 	return r.writeIndex()
@@ -129,72 +161,4 @@ func newTarget(stateDir, server string) (target, error) {
 	// HTTP/1.1 only: the recordings show HTTP/1.1 framing (chunks).
 	cfg := &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}
 	return target{addr: u.Host, tls: cfg, token: token}, nil
-}
-
-// run sends one step (and, for a watch, the steps during it), records it
-// if it names a file, and takes the variables it sets.
-func (r *recorder) run(ctx context.Context, s step) error {
-	if s.CompactEtcd {
-		rev, err := compactEtcd(ctx, r.etcdURL)
-		if err != nil {
-			return err
-		}
-		r.vars["compactedRevision"] = fmt.Sprint(rev)
-		fmt.Printf("compacted etcd to revision %d\n", rev)
-		return nil
-	}
-	path, err := expand(s.Path, r.vars)
-	if err != nil {
-		return err
-	}
-	body, err := expand(s.Body, r.vars)
-	if err != nil {
-		return err
-	}
-	var during func() error
-	if len(s.During) > 0 {
-		during = func() error { return r.runAll(ctx, s.During) }
-	}
-	wait := time.Duration(s.MaxSeconds * float64(time.Second))
-	if wait == 0 {
-		wait = time.Minute // a safety net: a plain request answers at once
-	}
-	resp, err := r.target.exchange(ctx, r.target.requestBytes(s.Method, path, s.Headers, body), wait, during)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%-6s %-70s %s %d bytes\n", s.Method, path, resp.status, len(resp.body))
-	for name, jsonPath := range s.Set {
-		v, err := lookup(resp.body, jsonPath)
-		if err != nil {
-			return fmt.Errorf("set %s: %w", name, err)
-		}
-		r.vars[name] = v
-	}
-	if s.File == "" {
-		return nil
-	}
-	recorded := s
-	recorded.Body = body
-	entry, err := save(r.outDir, r.server, recorded, path, resp)
-	r.entries = append(r.entries, entry)
-	return err
-}
-
-func (r *recorder) runAll(ctx context.Context, steps []step) error {
-	for _, s := range steps {
-		if err := r.run(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *recorder) writeIndex() error {
-	text := "# Recordings from the reference kube-apiserver v1.37.2\n\n" +
-		"Written by `go run ./cmd/recorder record` in reference/, from its script. " +
-		"Same layout and conventions as testdata/fixtures/README.md, except that the recorder spoke " +
-		"HTTP/1.1 over TLS to kube-apiserver itself (no kubectl proxy between), so chunk boundaries are the server's " +
-		"and every request also carried `Authorization: Bearer <token>` (not shown).\n\n" + strings.Join(r.entries, "")
-	return os.WriteFile(filepath.Join(r.outDir, "README.md"), []byte(text), 0o644)
 }

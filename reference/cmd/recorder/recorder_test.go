@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/websocket"
 )
 
 func TestExpandRefusesUnknownVariables(t *testing.T) {
@@ -92,5 +94,94 @@ func TestExchangeRecordsChunksAndRunsDuring(t *testing.T) {
 	}
 	if strings.Count(string(resp.body), "\n") != 2 {
 		t.Errorf("body = %q, want both events", resp.body)
+	}
+}
+
+// The checked-in script loads, and no two steps write the same file
+// (except the headers-only steps, which append to one).
+func TestScriptNamesEveryFileOnce(t *testing.T) {
+	sc, err := loadScript("../../recordings/script.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, s := range sc.Sections {
+		sections[s] = true
+	}
+	seen := map[string]bool{}
+	var walk func([]step)
+	walk = func(steps []step) {
+		for _, s := range steps {
+			if s.File != "" && !s.HeadersOnly {
+				if seen[s.File] {
+					t.Errorf("%s is written by two steps", s.File)
+				}
+				seen[s.File] = true
+				if !sections[s.Section] {
+					t.Errorf("%s: section %q is not among the script's sections", s.File, s.Section)
+				}
+			}
+			walk(s.During)
+		}
+	}
+	walk(sc.Steps)
+	if len(seen) < 100 {
+		t.Errorf("the script records %d files; testdata/fixtures has more than 100", len(seen))
+	}
+}
+
+// The hex dumps beside .pb recordings are hexdump -C's layout.
+func TestHexDumpIsHexdumpC(t *testing.T) {
+	got := hexDump([]byte("k8s\x00\n\x0f\n\x02v1\x12\tConfigMap\x12"))
+	want := "00000000  6b 38 73 00 0a 0f 0a 02  76 31 12 09 43 6f 6e 66  |k8s.....v1..Conf|\n" +
+		"00000010  69 67 4d 61 70 12                                 |igMap.|\n" +
+		"00000016\n"
+	if got != want {
+		t.Errorf("hexDump =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A kept recording takes its README entry from the previous README, up
+// to the next entry or section.
+func TestReadmeEntryStopsAtTheNextHeading(t *testing.T) {
+	readme := "# x\n\n## A\n\n### `a.json`\n\n* one\n\n### `b.pb` (+ `b.txt`)\n\n* two\n\n## B\n\n### `c.txt`\n\n* three\n"
+	got, ok := readmeEntry(readme, "b.pb")
+	if !ok || got != "### `b.pb` (+ `b.txt`)\n\n* two\n\n" {
+		t.Errorf("entry = %q, %v", got, ok)
+	}
+	if got, _ := readmeEntry(readme, "c.txt"); got != "### `c.txt`\n\n* three\n\n" {
+		t.Errorf("last entry = %q", got)
+	}
+}
+
+// A WebSocket watch is recorded frame by frame: the text messages make
+// the body, the server's close frame ends it.
+func TestWebsocketRecordsFrames(t *testing.T) {
+	srv := httptest.NewTLSServer(websocket.Handler(func(ws *websocket.Conn) {
+		_ = websocket.Message.Send(ws, `{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}}`+"\n")
+		_ = ws.WriteClose(1000)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	tg := target{addr: u.Host, tls: &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}, token: "tok"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net only
+	defer cancel()
+	resp, err := tg.websocket(ctx, "/watch", nil, time.Minute, time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(resp.status, "101") || len(resp.frames) != 2 {
+		t.Fatalf("status %q, %d frames", resp.status, len(resp.frames))
+	}
+	if got := describeFrame(resp.frames[0]); !strings.HasPrefix(got, "TEXT frame, FIN=1") || !strings.Contains(got, "ADDED a rv=1") {
+		t.Errorf("first frame: %s", got)
+	}
+	if got := describeFrame(resp.frames[1]); got != "CLOSE frame from server, status code 1000, reason ''" {
+		t.Errorf("second frame: %s", got)
+	}
+	if resp.ended != "server sent close frame" || !strings.HasSuffix(string(resp.body), "\n") {
+		t.Errorf("ended %q, body %q", resp.ended, resp.body)
 	}
 }

@@ -12,41 +12,84 @@ import (
 // without is only sent (to set up state, or to read a value).
 type step struct {
 	// File is the name of the body file written into the output
-	// directory; Demonstrates says what the recording shows.
+	// directory; Demonstrates says what the recording shows, Section
+	// under which heading of the README its entry goes, and Note adds
+	// a remark to its "Recorded at" line.
 	File         string `json:"file,omitempty"`
 	Demonstrates string `json:"demonstrates,omitempty"`
+	Section      string `json:"section,omitempty"`
+	Note         string `json:"note,omitempty"`
 
-	Method  string            `json:"method"`
-	Path    string            `json:"path"`
+	Method  string            `json:"method,omitempty"`
+	Path    string            `json:"path,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
 
 	// Set names variables to take from the JSON response body, each by a
 	// dotted path (metadata.resourceVersion); later steps use ${name}.
 	Set map[string]string `json:"set,omitempty"`
+	// SetHeader names variables to take from response headers.
+	SetHeader map[string]string `json:"setHeader,omitempty"`
+
+	// HeadersOnly keeps the status line, the headers and the body's size
+	// and digest, as text appended to File, not the body.
+	HeadersOnly bool `json:"headersOnly,omitempty"`
 
 	// Stream marks a watch: the body is read until the server ends it or
-	// MaxSeconds pass, and During is sent while it is open.
-	Stream     bool    `json:"stream,omitempty"`
-	MaxSeconds float64 `json:"maxSeconds,omitempty"`
-	During     []step  `json:"during,omitempty"`
+	// MaxSeconds pass, and During is sent while it is open, each step
+	// PauseSeconds (0.8 unless set) after the one before, as a person
+	// typing would.
+	Stream       bool    `json:"stream,omitempty"`
+	MaxSeconds   float64 `json:"maxSeconds,omitempty"`
+	During       []step  `json:"during,omitempty"`
+	PauseSeconds float64 `json:"pauseSeconds,omitempty"`
+
+	// Websocket sends the request as a WebSocket upgrade (RFC 6455) and
+	// records the messages; the recorder closes (status 1000) after
+	// CloseAfterSeconds unless the server closes first.
+	Websocket         bool    `json:"websocket,omitempty"`
+	CloseAfterSeconds float64 `json:"closeAfterSeconds,omitempty"`
+
+	// HTTP2 sends GET Path over HTTP/2 twice, without and with the
+	// token, and records every frame as text.
+	HTTP2 bool `json:"http2,omitempty"`
+
+	// UntilStatus repeats the request (once a second) until the status
+	// line starts with it: for what takes its time, like a new CRD.
+	UntilStatus string `json:"untilStatus,omitempty"`
 
 	// CompactEtcd, instead of a request to kube-apiserver, compacts etcd
 	// to its current revision (what kube-apiserver's own compactor does
 	// every five minutes), so older resourceVersions are gone.
 	CompactEtcd bool `json:"compactEtcd,omitempty"`
+
+	// RestartAPIServer, instead of a request, restarts kube-apiserver on
+	// the same etcd (refcluster restart-apiserver): its watch caches
+	// start over, as after an upgrade or a crash.
+	RestartAPIServer bool `json:"restartAPIServer,omitempty"`
+
+	// Keep, instead of a request, carries File and its README entry over
+	// from the previous recordings, for what this recorder cannot make;
+	// Demonstrates says why.
+	Keep bool `json:"keep,omitempty"`
 }
 
-func loadScript(path string) ([]step, error) {
+// script is the file: the README's sections in order, and the steps.
+type script struct {
+	Sections []string `json:"sections"`
+	Steps    []step   `json:"steps"`
+}
+
+func loadScript(path string) (script, error) {
+	var sc script
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("script: %w", err)
+		return sc, fmt.Errorf("script: %w", err)
 	}
-	var steps []step
-	if err := json.Unmarshal(data, &steps); err != nil {
-		return nil, fmt.Errorf("script %s: %w", path, err)
+	if err := json.Unmarshal(data, &sc); err != nil {
+		return sc, fmt.Errorf("script %s: %w", path, err)
 	}
-	return steps, nil
+	return sc, nil
 }
 
 var varRE = regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`)
@@ -65,6 +108,22 @@ func expand(s string, vars map[string]string) (string, error) {
 	})
 	if len(missing) > 0 {
 		return "", fmt.Errorf("undefined variables %s in %q", strings.Join(missing, ", "), s)
+	}
+	return out, nil
+}
+
+// expandAll expands every value of a header map into a new map.
+func expandAll(h map[string]string, vars map[string]string) (map[string]string, error) {
+	if h == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		x, err := expand(v, vars)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = x
 	}
 	return out, nil
 }
