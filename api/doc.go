@@ -26,7 +26,7 @@
 //   - ListOptions mirrors meta/v1 ListOptions (the list and watch query).
 //
 // The JSON shapes are checked byte for byte against recordings of a real
-// kube-apiserver v1.32 (testdata/fixtures at the repository's root; its
+// kube-apiserver v1.37 (testdata/fixtures at the repository's root; its
 // README lists the requests that produced them), because real clients branch on exact reason strings
 // and messages: every recorded object, list, Status and watch event decodes
 // and encodes back to the same bytes, and every recorded error is rebuilt

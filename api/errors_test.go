@@ -58,8 +58,8 @@ func TestIsFuncsOnFixtures(t *testing.T) {
 		"error-422-invalid-name.json":                                 {"IsInvalid"},
 		"error-422-rvmatch-without-rv.json":                           {"IsInvalid"},
 		"error-422-sendinitialevents-without-rvmatch.json":            {"IsInvalid"},
+		"error-400-list-bad-rv.json":                                  {"IsBadRequest"},
 		// No reason, code 500: Kubernetes' IsInternalError falls back on the code.
-		"error-500-list-bad-rv.json":    {"IsInternalError"},
 		"error-500-watch-bad-rv.json":   {"IsInternalError"},
 		"error-504-list-future-rv.json": {"IsTimeout", "IsTooLargeResourceVersion"},
 		"delete-200.json":               nil,

@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 	"listwatch/internal/fixtures"
 )
 
-// The recordings of a real kube-apiserver v1.32 live in the repository's
+// The recordings of a real kube-apiserver v1.37 live in the repository's
 // testdata/fixtures (testdata/README.md says where they came from); the
 // internal/fixtures package finds them and fails a test that asks for one
 // that is missing.
@@ -218,7 +219,7 @@ func fixtureStatusCases(t *testing.T) map[string]*Status {
 		"error-409-alreadyexists.json":      NewAlreadyExists(cm, "alpha"),
 		"error-409-conflict-stale-rv.json":  NewConflict(cm, "alpha", OptimisticLockErrorMsg),
 		"error-409-delete-precondition.json": NewResourceVersionPreconditionConflict(
-			GroupKind{Kind: "ConfigMap"}, "alpha", "1", "156"),
+			GroupKind{Kind: "ConfigMap"}, "alpha", "1", recorded(t, "error-409-delete-precondition.json", `in record \((\d+)\)`)[0]),
 		"error-410-expired-continue.json": NewContinueExpired(continueToken("error-410-expired-continue.json")),
 		"error-410-expired-continue-earlier-capture-pretty.json": NewContinueExpired(
 			continueToken("error-410-expired-continue-earlier-capture-pretty.json")),
@@ -234,10 +235,13 @@ func fixtureStatusCases(t *testing.T) map[string]*Status {
 		"error-422-sendinitialevents-without-rvmatch.json": NewInvalid(listOptions, "", []StatusCause{
 			FieldForbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
 		}),
-		"error-500-list-bad-rv.json":    ErrorToStatus(rvErr),
-		"error-500-watch-bad-rv.json":   ErrorToStatus(rvErr),
-		"error-504-list-future-rv.json": NewTooLargeResourceVersion(1000000, 175, 1),
-		"delete-200.json":               NewDeleted(cm, "beta", "b98e620e-f927-45f1-a994-256dfd3052a6"),
+		// kube-apiserver 1.37 answers a LIST's unparsable resourceVersion
+		// with 400 (1.32 answered 500), a WATCH's still with 500.
+		"error-400-list-bad-rv.json":  NewBadRequest("invalid resource version: " + rvErr.Error()),
+		"error-500-watch-bad-rv.json": ErrorToStatus(rvErr),
+		"error-504-list-future-rv.json": NewTooLargeResourceVersion(1000000,
+			recordedUint(t, "error-504-list-future-rv.json", `current: (\d+)`)[0], 1),
+		"delete-200.json": NewDeleted(cm, "beta", recorded(t, "delete-200.json", `"uid":"([^"]+)"`)[0]),
 	}
 }
 
@@ -256,12 +260,35 @@ func TestConstructorsReproduceFixtures(t *testing.T) {
 	}
 }
 
+// recorded returns the submatches of re in a recording: the numbers and
+// names that differ on every recording run (a uid, the revision a watch
+// cache started at), so the constructors are checked against this run's.
+func recorded(t testing.TB, name, re string) []string {
+	t.Helper()
+	m := regexp.MustCompile(re).FindSubmatch(readFixture(t, name))
+	require.NotNil(t, m, "%s has no %s", name, re)
+	out := make([]string, len(m)-1)
+	for i, b := range m[1:] {
+		out[i] = string(b)
+	}
+	return out
+}
+
+func recordedUint(t testing.TB, name, re string) []uint64 {
+	t.Helper()
+	var out []uint64
+	for _, s := range recorded(t, name, re) {
+		n, err := strconv.ParseUint(s, 10, 64)
+		require.NoError(t, err)
+		out = append(out, n)
+	}
+	return out
+}
+
 func TestConstructorsReproduceWatchErrors(t *testing.T) {
-	for name, oldest := range map[string]uint64{
-		"watch-410-too-old-rv.jsonl":              116,
-		"watch-410-expired-earlier-capture.jsonl": 112,
-	} {
-		e := Event{Type: Error, Status: NewTooOldResourceVersion(98, oldest)}
+	for _, name := range []string{"watch-410-too-old-rv.jsonl", "watch-410-expired-earlier-capture.jsonl"} {
+		rv := recordedUint(t, name, `too old resource version: (\d+) \((\d+)\)`)
+		e := Event{Type: Error, Status: NewTooOldResourceVersion(rv[0], rv[1])}
 		got, err := json.Marshal(&e)
 		require.NoError(t, err)
 		assert.Equal(t, string(wireForm(t, name, readFixture(t, name))), string(got), name)

@@ -13,7 +13,7 @@ import (
 )
 
 // These tests replay the requests recorded from a real kube-apiserver
-// v1.32 (testdata/fixtures, see its README) against our server and compare
+// v1.37 (testdata/fixtures, see its README) against our server and compare
 // the answers field for field, ignoring only what differs between any two
 // runs (uids, resourceVersions, timestamps, managedFields, which we do not
 // keep).
@@ -158,8 +158,8 @@ func TestFixtureWrites(t *testing.T) {
 	assert.Equal(t, beta.Metadata.UID, del.status(t).Details.UID)
 	requireSameJSON(t, "error-404-delete-notfound.json", ts.do(req{method: "DELETE", path: cms + "/beta"}).mustCode(t, http.StatusNotFound))
 
-	ts.createConfigMap("fixtures", "dc1", map[string]string{"batch": "x"}, map[string]string{"k": "1"})
-	ts.createConfigMap("fixtures", "dc2", map[string]string{"batch": "x"}, map[string]string{"k": "2"})
+	ts.createConfigMap("fixtures", "delta", map[string]string{"batch": "x"}, map[string]string{"k": "1"})
+	ts.createConfigMap("fixtures", "epsilon", map[string]string{"batch": "x"}, map[string]string{"k": "2"})
 	dc := ts.do(req{method: "DELETE", path: cms + "?labelSelector=batch%3Dx"})
 	requireSameJSON(t, "deletecollection-200.json", dc.mustCode(t, http.StatusOK))
 	assert.Len(t, ts.get(cms+"?labelSelector=batch%3Dx").list(t).Items, 0)

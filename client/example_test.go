@@ -35,28 +35,28 @@ func ExampleResourceClient_Watch() {
 		return
 	}
 	cms := c.Resource(api.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("fixtures")
-	w, err := cms.Watch(context.Background(), api.ListOptions{ResourceVersion: "150"})
+	// The recording's watch started at a LIST's resourceVersion; any
+	// will do for this stand-in server.
+	w, err := cms.Watch(context.Background(), api.ListOptions{ResourceVersion: "1"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer w.Stop()
-	lastRV := "150"
 	for {
 		ev, ok := <-w.ResultChan()
 		if !ok {
-			fmt.Println("channel closed: the server ended the watch; watch again from rv", lastRV)
+			fmt.Println("channel closed: the server ended the watch; watch again from the last event's resourceVersion")
 			return
 		}
-		lastRV = ev.Object.Metadata.ResourceVersion
-		fmt.Println(ev.Type, ev.Object.Key(), lastRV)
+		fmt.Println(ev.Type, ev.Object.Key())
 	}
 	// Output:
-	// ADDED fixtures/w1 151
-	// MODIFIED fixtures/w1 152
-	// MODIFIED fixtures/w1 153
-	// DELETED fixtures/w1 154
-	// channel closed: the server ended the watch; watch again from rv 154
+	// ADDED fixtures/w1
+	// MODIFIED fixtures/w1
+	// MODIFIED fixtures/w1
+	// DELETED fixtures/w1
+	// channel closed: the server ended the watch; watch again from the last event's resourceVersion
 }
 
 // A RetryWatcher against a server that ends every watch after one event:

@@ -19,7 +19,7 @@ import (
 	"listwatch/internal/leakcheck"
 )
 
-// readFixture reads a recording of a real kube-apiserver v1.32 from the
+// readFixture reads a recording of a real kube-apiserver v1.37 from the
 // repository's testdata/fixtures, failing the test if it is missing.
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
@@ -117,6 +117,7 @@ func TestFixtureWebSocketWithXNetServer(t *testing.T) {
 var fixtureChecks = map[string]func(error) bool{
 	"error-400-bad-labelselector.json":                            IsBadRequest,
 	"error-400-continue-with-resourceversion.json":                IsBadRequest,
+	"error-400-list-bad-rv.json":                                  IsBadRequest,
 	"error-400-malformed-json-body.json":                          IsBadRequest,
 	"error-404-delete-notfound.json":                              IsNotFound,
 	"error-404-get-notfound.json":                                 IsNotFound,
@@ -136,7 +137,6 @@ var fixtureChecks = map[string]func(error) bool{
 	"error-422-invalid-name.json":                                 IsInvalid,
 	"error-422-rvmatch-without-rv.json":                           IsInvalid,
 	"error-422-sendinitialevents-without-rvmatch.json":            IsInvalid,
-	"error-500-list-bad-rv.json":                                  IsInternalError,
 	"error-500-watch-bad-rv.json":                                 IsInternalError,
 	"error-504-list-future-rv.json":                               IsTooLargeResourceVersion,
 }

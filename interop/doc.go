@@ -12,7 +12,7 @@
 //	client-go informers  │
 //	kubectl              ─┘
 //
-//	recorded kube-apiserver v1.32 traffic ──► client-go's decoder and listwatch's StreamWatcher
+//	recorded kube-apiserver v1.37 traffic ──► client-go's decoder and listwatch's StreamWatcher
 //	listwatch apiserver output ──► ShapeDiff ◄── the same requests recorded from kube-apiserver
 //
 // What lives where:

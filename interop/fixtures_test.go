@@ -36,7 +36,7 @@ import (
 	"listwatch/interop"
 )
 
-// fixturesDir is where the recordings of a real kube-apiserver v1.32 live:
+// fixturesDir is where the recordings of a real kube-apiserver v1.37 live:
 // the repository's testdata/fixtures, found by internal/fixtures.
 func fixturesDir(t testing.TB) string {
 	t.Helper()
@@ -253,7 +253,7 @@ func (c shapeCase) run(t *testing.T, base string) []byte {
 }
 
 // TestServerOutputMatchesRecordedShapes replays, against our apiserver, the
-// requests the fixtures recorded from kube-apiserver v1.32, building the
+// requests the fixtures recorded from kube-apiserver v1.37, building the
 // same objects first, and compares every answer field for field (values of
 // uids, timestamps and resourceVersions ignored; managedFields, which only
 // a real apiserver writes, skipped).

@@ -60,12 +60,12 @@ var (
 		}),
 		// Up-to-date and Available are JSON numbers although their
 		// definitions say "string" (table-list-deployments-kubectl.json).
-		col("Up-to-date", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", 0,
+		col("Up-to-date", "Total number of non-terminating pods targeted by this deployment that have the desired template spec.", 0,
 			func(o *api.Object) any { var n int64; field(o, &n, "status", "updatedReplicas"); return n }),
-		col("Available", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0,
+		col("Available", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.", 0,
 			func(o *api.Object) any { var n int64; field(o, &n, "status", "availableReplicas"); return n }),
 	}
-	deploymentWideColumns = templateWideColumns("Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.")
+	deploymentWideColumns = templateWideColumns("Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.")
 )
 
 // templateWideColumns are the priority-1 columns of a kind with a pod

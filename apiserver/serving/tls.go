@@ -12,7 +12,7 @@ import (
 )
 
 // HTTP/2 settings, kube-apiserver's defaults (k8s.io/apiserver's
-// SecureServingInfo, recorded in testdata/fixtures/http2-version-curl.txt):
+// SecureServingInfo, recorded in testdata/fixtures/http2-version-frames.txt):
 // 100 concurrent streams per connection, so client-go opens a second
 // connection past 100 watches; 256 KiB frames and per-stream receive
 // window (its 99th percentile resource body); a connection window of 100

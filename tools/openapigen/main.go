@@ -1,7 +1,7 @@
 // Command openapigen regenerates the OpenAPI v3 schemas listwatch's
 // apiserver serves (apiserver/discovery/openapi): for each group version
 // it serves, the schemas of the served kinds and of everything they
-// reference, cut out of the documents a real kube-apiserver v1.32 served
+// reference, cut out of the documents a real kube-apiserver v1.37 served
 // (testdata/fixtures/openapi-v3-api-v1.json.gz and
 // openapi-v3-apis-apps-v1.json). So `kubectl explain` reads the official
 // descriptions, types and extensions, and nobody writes a schema by hand.
