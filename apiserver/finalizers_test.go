@@ -141,7 +141,7 @@ func TestUnscheduledPodDeletedThroughAMark(t *testing.T) {
 	// The real server answers with the deletion's revision; the store's
 	// Delete returns the last stored state with its own (one less).
 	assert.Equal(t, revisionOf(last.Object)-1, revisionOf(gone), "the answer is the last stored state")
-	wantMeta := podMetaKeys(t, "pod-delete-unscheduled-200.json")
+	wantMeta := metaKeys(t, fixture(t, "pod-delete-unscheduled-200.json"))
 	assert.Equal(t, wantMeta, metaKeys(t, del.body))
 }
 
@@ -163,7 +163,7 @@ func TestBoundPodGracefulDeletion(t *testing.T) {
 	stampedBetween(t, *obj.Metadata.DeletionTimestamp, before.Add(30*time.Second), after.Add(30*time.Second))
 	assert.JSONEq(t, `30`, string(metaField(t, graceful.body, "deletionGracePeriodSeconds")))
 	ts.get(pods2+"/bound-pod").mustCode(t, http.StatusOK)
-	assert.Equal(t, podMetaKeys(t, "pod-delete-bound-graceful-200.json"), metaKeys(t, graceful.body))
+	assert.Equal(t, metaKeys(t, fixture(t, "pod-delete-bound-graceful-200.json")), metaKeys(t, graceful.body))
 
 	longer := ts.do(req{method: "DELETE", path: pods2 + "/bound-pod?gracePeriodSeconds=60"})
 	assert.Equal(t, graceful.body, longer.mustCode(t, http.StatusOK), "a delete may only shorten the wait")
@@ -200,19 +200,6 @@ func metaField(t *testing.T, body []byte, name string) json.RawMessage {
 	}
 	require.NoError(t, json.Unmarshal(body, &v))
 	return v.Metadata[name]
-}
-
-// podMetaKeys is metaKeys of a recorded Pod as kube-apiserver 1.37 writes
-// it: with metadata.generation, which 1.32, whose recordings these may
-// be, did not give Pods (pod strategy's PrepareForCreate in 1.37).
-func podMetaKeys(t *testing.T, fixtureName string) []string {
-	t.Helper()
-	keys := metaKeys(t, fixture(t, fixtureName))
-	if !slices.Contains(keys, "generation") {
-		keys = append(keys, "generation")
-		slices.Sort(keys)
-	}
-	return keys
 }
 
 // metaKeys lists the metadata members, managedFields aside.

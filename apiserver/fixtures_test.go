@@ -72,10 +72,9 @@ func TestFixturePrettyPrinting(t *testing.T) {
 	// ?pretty=false wins over a curl User-Agent.
 	compact := ts.do(req{path: cms + "/beta?pretty=false", header: map[string]string{"User-Agent": "curl/7.88.1"}})
 	assert.True(t, bytes.HasSuffix(compact.body, []byte("}\n")))
-	// /version is always pretty. (discovery-version.json is kube-apiserver
-	// 1.32's, without 1.37's emulation and compatibility versions: the
-	// members are checked by TestVersionIs137.)
+	// /version is always pretty.
 	version := ts.get("/version").mustCode(t, http.StatusOK)
+	requireSameShape(t, "discovery-version.json", version)
 	assert.True(t, bytes.HasPrefix(version, []byte("{\n  \"major\": \"1\",\n")), "%s", version)
 }
 
@@ -187,8 +186,9 @@ func TestFixtureErrors(t *testing.T) {
 		{"error-422-invalid-name.json", req{method: "POST", path: cms, body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"Bad_Name"},"data":{"k":"v"}}`}, 422},
 		{"error-422-rvmatch-without-rv.json", req{path: cms + "?resourceVersionMatch=NotOlderThan"}, 422},
 		{"error-422-sendinitialevents-without-rvmatch.json", req{path: cms + "?watch=1&sendInitialEvents=true&timeoutSeconds=2"}, 422},
-		// error-500-list-bad-rv.json is kube-apiserver 1.32's answer; 1.37
-		// answers 400 (TestListBadResourceVersionIs400 in v137_test.go).
+		// 1.37 answers a LIST's unparsable resourceVersion with 400, a
+		// WATCH's still with 500.
+		{"error-400-list-bad-rv.json", req{path: cms + "?resourceVersion=abc"}, 400},
 		{"error-500-watch-bad-rv.json", req{path: cms + "?watch=1&resourceVersion=abc&timeoutSeconds=2"}, 500},
 	}
 	for _, c := range cases {

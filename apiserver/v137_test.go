@@ -12,11 +12,11 @@ import (
 	"listwatch/api"
 )
 
-// Answers that changed between kube-apiserver 1.32, whose recordings the
-// older fixtures in testdata/fixtures are, and 1.37.2, the release this
-// server follows. Each test sends the request and checks 1.37's answer,
-// citing the k8s.io/apiserver v0.37.2 (or apimachinery) source that
-// produces it.
+// Answers that changed between kube-apiserver 1.32 and 1.37.2, the
+// release this server follows and testdata/fixtures is recorded from.
+// Each test sends the request and checks 1.37's answer in more detail than
+// the recordings' comparisons do, citing the k8s.io/apiserver v0.37.2 (or
+// apimachinery) source that produces it.
 
 // /version carries the emulation and minimum compatibility versions
 // (k8s.io/apimachinery/pkg/version/types.go Info), in Info's field order;

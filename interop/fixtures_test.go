@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -288,6 +287,7 @@ func TestServerOutputMatchesRecordedShapes(t *testing.T) {
 		body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gamma","labels":{"app":"other"}},"data":{"k":"g"}}`, status: 201})
 	ok("list.json", shapeCase{path: cms, status: 200})
 	ok("list-rv0.json", shapeCase{path: cms, query: q("resourceVersion", "0"), status: 200})
+	ok("list-rv0-limit1.json", shapeCase{path: cms, query: q("resourceVersion", "0", "limit", "1"), status: 200})
 	var page1 struct {
 		Metadata struct{ Continue string } `json:"metadata"`
 	}
@@ -317,8 +317,6 @@ func TestServerOutputMatchesRecordedShapes(t *testing.T) {
 		body: `{"data":{"k":"b3"}}`, status: 415})
 	ok("delete-200.json", shapeCase{method: "DELETE", path: cms + "/beta", status: 200})
 	ok("error-404-delete-notfound.json", shapeCase{method: "DELETE", path: cms + "/beta", status: 404, values: msg})
-	// Recorded later, when alpha had been patched and beta deleted.
-	ok("list-rv0-limit1.json", shapeCase{path: cms, query: q("resourceVersion", "0", "limit", "1"), status: 200})
 	ok("error-405-method-not-allowed.json", shapeCase{method: "PUT", path: cms, contentType: "application/json", body: `{}`, status: 405, values: msg})
 	ok("error-404-unknown-resource.json", shapeCase{path: "/api/v1/namespaces/fixtures/foos", status: 404, values: msg})
 	ok("error-400-bad-labelselector.json", shapeCase{path: cms, query: q("labelSelector", "app===demo"), status: 400})
@@ -326,8 +324,7 @@ func TestServerOutputMatchesRecordedShapes(t *testing.T) {
 		body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"Bad_Name"},"data":{"k":"v"}}`, status: 422})
 	ok("error-422-rvmatch-without-rv.json", shapeCase{path: cms, query: q("resourceVersionMatch", "NotOlderThan"), status: 422})
 	ok("error-422-sendinitialevents-without-rvmatch.json", shapeCase{path: cms, query: q("watch", "1", "sendInitialEvents", "true", "timeoutSeconds", "2"), status: 422})
-	// error-500-list-bad-rv.json is kube-apiserver 1.32's answer; 1.37's is
-	// a 400 BadRequest (apiserver's TestListBadResourceVersionIs400).
+	ok("error-400-list-bad-rv.json", shapeCase{path: cms, query: q("resourceVersion", "abc"), status: 400})
 	ok("error-500-watch-bad-rv.json", shapeCase{path: cms, query: q("watch", "1", "resourceVersion", "abc", "timeoutSeconds", "2"), status: 500})
 }
 
@@ -365,12 +362,7 @@ func TestServerWatchStreamsMatchRecordedShapes(t *testing.T) {
 		code, _, b := rawDo(t, http.MethodPatch, srv.url, "/api/v1/namespaces/"+ns+"/configmaps/"+name, nil, "application/merge-patch+json", []byte(body))
 		require.Equal(t, http.StatusOK, code, "%s", b)
 	}
-	// The watch recordings are kube-apiserver 1.32's: its BOOKMARKs carried
-	// "creationTimestamp":null and its initial-events-end bookmark the
-	// annotation kubernetes.io/initial-events-list-blueprint, which 1.37
-	// (and ours) no longer send; neither is compared.
 	opts := interop.DefaultShapeOptions
-	opts.Ignore = append(slices.Clone(opts.Ignore), "creationTimestamp", "kubernetes.io/initial-events-list-blueprint")
 	compare := func(t *testing.T, fixture string, got []byte, n int) {
 		t.Helper()
 		want := readFixture(t, fixture)

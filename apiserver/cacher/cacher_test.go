@@ -1,7 +1,6 @@
 package cacher
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"regexp"
@@ -303,12 +302,10 @@ func TestInitialEvents(t *testing.T) {
 
 	t.Run("sendInitialEvents=true ends with the annotated bookmark", func(t *testing.T) {
 		// Another resource moves the store on: the bookmark carries the
-		// store's revision, above every object's, as in the recording
-		// watch-sendinitialevents.jsonl (objects at 156 and 158, bookmark
-		// at 159). That recording is kube-apiserver 1.32's, whose bookmark
-		// also carried creationTimestamp: null and the list blueprint
-		// annotation; 1.37's carries only the end annotation
-		// (storage.AnnotateInitialEventsEndBookmark, pkg/storage/util.go).
+		// store's revision, which can be above every object's, as in the
+		// recording watch-sendinitialevents.jsonl. 1.37's bookmark carries
+		// only the end annotation (storage.AnnotateInitialEventsEndBookmark,
+		// pkg/storage/util.go; 1.32 added a list blueprint).
 		other, err := e.s.Create(context.Background(), "/registry/secrets/ns/s", configMap("ns", "s", nil, ""))
 		require.NoError(t, err)
 

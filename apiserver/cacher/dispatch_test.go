@@ -179,9 +179,8 @@ func TestBookmarks(t *testing.T) {
 		assert.GreaterOrEqual(t, sent[a.ID()], int64(3))
 		assert.Zero(t, sent[b.ID()])
 
-		// The bookmark is the recorded shape (watch-bookmarks-timeout5.jsonl)
-		// without the "creationTimestamp":null kube-apiserver 1.32 wrote:
-		// 1.37 leaves a zero time out (ObjectMeta's omitzero).
+		// The bookmark is the recorded shape (watch-bookmarks-timeout5.jsonl):
+		// 1.37 leaves a zero creationTimestamp out (ObjectMeta's omitzero).
 		recorded := fixtureLines(t, "watch-bookmarks-timeout5.jsonl")
 		prefix := `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"`
 		require.True(t, bytes.HasPrefix(recorded[1], []byte(prefix)), "%s", recorded[1])
