@@ -31,8 +31,8 @@ func diffCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("recorder diff", flag.ExitOnError)
 	o := recordFlags(fs)
 	oursPort := fs.Int("ours-port", 18443, "the port our apiserver listens on (127.0.0.1)")
-	repo := fs.String("repo", "..", "the repository root (the core module, with cmd/apiserver)")
-	explained := fs.String("explained", "../docs/kubectl-and-client-go.md", "the page whose table explains differences")
+	repo := fs.String("repo", repoRoot, "the repository root (the core module, with cmd/apiserver)")
+	explained := fs.String("explained", filepath.Join(repoRoot, "docs", "kubectl-and-client-go.md"), "the page whose table explains differences")
 	_ = fs.Parse(args)
 	rules, err := loadRules(*explained)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 )
 
 const usage = `usage:
-  recorder rerecord [flags]          start the reference, replay the script, replace ../testdata/fixtures, stop it
+  recorder rerecord [flags]          start the reference, replay the script, replace the repository's testdata/fixtures, stop it
   recorder record -out DIR [flags]   replay the script against the running reference, write fixtures into DIR
   recorder compare OLD NEW           what changed between two fixture directories
   recorder diff [flags]              the script against ours and the reference: every difference, explained or not
@@ -70,6 +70,13 @@ func recordCmd(ctx context.Context, args []string) error {
 	return record(ctx, *out, *o)
 }
 
+// repoRoot is the repository's root seen from the reference module's
+// directory, where the commands run.
+const repoRoot = ".."
+
+// defaultFixtures is testdata/fixtures, where rerecord writes.
+func defaultFixtures() string { return filepath.Join(repoRoot, "testdata", "fixtures") }
+
 // options are what record needs besides the output directory.
 type options struct {
 	state, server, etcdURL, script, previous string
@@ -83,7 +90,7 @@ func recordFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.etcdURL, "etcd", "http://127.0.0.1:23790", "the reference etcd's client URL (for compaction)")
 	fs.IntVar(&o.etcdPeerPort, "etcd-peer-port", 23800, "rerecord, diff: the reference etcd's peer port")
 	fs.StringVar(&o.script, "script", "recordings/script.json", "the requests to replay")
-	fs.StringVar(&o.previous, "previous", "../testdata/fixtures", "the recordings that \"keep\" steps carry over")
+	fs.StringVar(&o.previous, "previous", defaultFixtures(), "the recordings that \"keep\" steps carry over")
 	return &o
 }
 

@@ -21,7 +21,7 @@ import (
 // internal/fixtures checks, so nobody edits a recording by hand).
 func rerecordCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("recorder rerecord", flag.ExitOnError)
-	fixturesDir := fs.String("fixtures", "../testdata/fixtures", "the recordings to replace")
+	fixturesDir := fs.String("fixtures", defaultFixtures(), "the recordings to replace")
 	o := recordFlags(fs)
 	_ = fs.Parse(args)
 	o.previous = *fixturesDir
