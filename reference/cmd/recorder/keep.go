@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,8 +16,11 @@ func keep(previousDir, outDir string, s step) (string, error) {
 	if dump, ok := strings.CutSuffix(s.File, ".pb"); ok {
 		names = append(names, dump+".txt")
 	}
-	for _, name := range names {
+	for i, name := range names {
 		data, err := os.ReadFile(filepath.Join(previousDir, name))
+		if i > 0 && errors.Is(err, os.ErrNotExist) {
+			continue // a .pb kept without a hex dump beside it
+		}
 		if err != nil {
 			return "", fmt.Errorf("keep %s: %w", name, err)
 		}
@@ -33,9 +37,19 @@ func keep(previousDir, outDir string, s step) (string, error) {
 		return "", fmt.Errorf("keep %s: no entry in %s/README.md", s.File, previousDir)
 	}
 	head, rest, _ := strings.Cut(entry, "\n\n")
+	// An entry kept before already says so: say it once.
+	var lines []string
+	for _, l := range strings.SplitAfter(rest, "\n") {
+		if !strings.HasPrefix(l, keptPrefix) {
+			lines = append(lines, l)
+		}
+	}
+	rest = strings.Join(lines, "")
 
-	return head + "\n\n* Kept from the previous recordings, not recorded again: " + s.Demonstrates + "\n" + rest, nil
+	return head + "\n\n" + keptPrefix + s.Demonstrates + "\n" + rest, nil
 }
+
+const keptPrefix = "* Kept from the previous recordings, not recorded again: "
 
 // readmeEntry is the "### `name`" entry of a fixtures README, up to the
 // next entry or section.

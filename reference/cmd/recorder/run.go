@@ -241,7 +241,9 @@ func (r *recorder) writeIndex() error {
 		if len(r.sections[sec]) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n", sec)
+		if sec != "" {
+			fmt.Fprintf(&b, "\n## %s\n\n", sec)
+		}
 		b.WriteString(strings.Join(r.sections[sec], ""))
 	}
 	b.WriteString("\n")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -86,7 +87,13 @@ func loadScript(path string) (script, error) {
 	if err != nil {
 		return sc, fmt.Errorf("script: %w", err)
 	}
-	if err := json.Unmarshal(data, &sc); err != nil {
+	// A script is the object, or just its steps (one section-less list).
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+		err = json.Unmarshal(data, &sc.Steps)
+	} else {
+		err = json.Unmarshal(data, &sc)
+	}
+	if err != nil {
 		return sc, fmt.Errorf("script %s: %w", path, err)
 	}
 	return sc, nil
