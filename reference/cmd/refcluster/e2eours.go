@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,9 +80,10 @@ func (o *ours) startAPIServer(ctx context.Context, port int) error {
 		return err
 	}
 	o.kubeconfig = filepath.Join(certDir, "kubeconfig")
-	url := "https://127.0.0.1:" + strconv.Itoa(port) + "/readyz"
+	base := "https://127.0.0.1:" + strconv.Itoa(port)
+	url := base + "/readyz"
 	// The server writes its certificate and kubeconfig once it serves.
-	return proc.waitReady(ctx, o.c, func(ctx context.Context) error {
+	err = proc.waitReady(ctx, o.c, func(ctx context.Context) error {
 		ca, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt"))
 		if err != nil {
 			return fmt.Errorf("no certificate yet: %w", err)
@@ -92,6 +94,45 @@ func (o *ours) startAPIServer(ctx context.Context, port int) error {
 		}
 		return expectBody(ctx, client, url, "", "ok")
 	})
+	if err != nil {
+		return err
+	}
+	return createKubernetesService(ctx, base, filepath.Join(certDir, "apiserver.crt"))
+}
+
+// kubernetesService is the Service kube-apiserver's bootstrap controller
+// creates in the default namespace at start
+// (pkg/controlplane/controller/kubernetesservice). Every e2e.test process
+// reads it in its set-up (test/e2e/e2e.go, setupSuitePerGinkgoNode and
+// getDefaultClusterIPFamily) and fails without it; ours does not create
+// it, so the runner does, with the reference's first service IP.
+const kubernetesService = `{"apiVersion":"v1","kind":"Service","metadata":{"name":"kubernetes",` +
+	`"labels":{"component":"apiserver","provider":"kubernetes"}},"spec":{"clusterIP":"` + firstServiceIP + `",` +
+	`"ports":[{"name":"https","port":443,"protocol":"TCP","targetPort":6443}]}}`
+
+func createKubernetesService(ctx context.Context, base, caFile string) error {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return fmt.Errorf("ours' certificate: %w", err)
+	}
+	client, err := trustingClient(ca)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/namespaces/default/services", strings.NewReader(kubernetesService))
+	if err != nil {
+		return fmt.Errorf("kubernetes Service: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("kubernetes Service: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("kubernetes Service: %s", resp.Status)
+	}
+	return nil
 }
 
 // startControllerManager starts our controller-manager with its default
