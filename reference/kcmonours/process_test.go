@@ -34,7 +34,7 @@ func repoRoot(t *testing.T) string {
 // controllerManager is bin/kube-controller-manager, which must be built.
 func controllerManager(t *testing.T) string {
 	t.Helper()
-	bin, err := filepath.Abs("../bin/kube-controller-manager")
+	bin, err := filepath.Abs(filepath.Join("..", "bin", "kube-controller-manager"))
 	if err != nil {
 		t.Fatal(err)
 	}
