@@ -82,6 +82,9 @@ func TestControllerKindsAsRecorded(t *testing.T) {
 	}
 	rs := send("kinds-replicaset-create-201.json")
 	assert.JSONEq(t, "1", string(specOf(rs)["replicas"]))
+	var st struct{ Status json.RawMessage }
+	require.NoError(t, json.Unmarshal(rs, &st))
+	assert.Equal(t, `{"replicas":0}`, string(st.Status), "a new ReplicaSet's status, as recorded")
 	assert.Equal(t, int64(1), ts.get("/apis/apps/v1/namespaces/kinds/replicasets/web-rs").object(t).Metadata.Generation)
 
 	// The scale subresource, and status written through its own path.

@@ -178,3 +178,18 @@ func (m members) marshal() json.RawMessage {
 }
 
 func isJSONNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// The status a new object starts with: whatever the client sent is
+// dropped, as the strategies' PrepareForCreate do (pkg/registry/apps/
+// deployment and replicaset: Status = DeploymentStatus{} and
+// ReplicaSetStatus{}). A ReplicaSet's status.replicas is no omitempty
+// field, so its empty status is {"replicas":0}
+// (kinds-replicaset-create-201.json); a Deployment's is {}.
+func resetStatus(empty string) func(obj *api.Object) error {
+	return func(obj *api.Object) error {
+		if err := obj.Set("status", json.RawMessage(empty)); err != nil {
+			return api.NewInternalError(fmt.Errorf("resetting status: %w", err))
+		}
+		return nil
+	}
+}
