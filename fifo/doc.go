@@ -88,7 +88,8 @@
 //
 // # Two bugs DeltaFIFO had to fix
 //
-// Relist treated as resync (kubernetes#86015). Replace used to queue Sync
+// Relist treated as resync (client-go tools/cache/delta_fifo.go: the
+// Replaced DeltaType's comment says why it exists). Replace used to queue Sync
 // deltas, the same type a periodic resync uses. A shared informer sends a
 // Sync only to handlers that asked for resyncs, reasoning nothing changed.
 // But a re-list after a broken watch does bring changes (updates that
@@ -97,8 +98,8 @@
 // says "maybe changed", a resync says "unchanged". Here Replace always emits
 // Replaced.
 //
-// Replace dropping a Sync after a Delete (kubernetes#83911, reported as
-// kubernetes#83810). To keep a resync from re-creating an object whose
+// Replace dropping a Sync after a Delete (client-go
+// tools/cache/delta_fifo.go, Replace). To keep a resync from re-creating an object whose
 // deletion was still queued, DeltaFIFO once refused to queue a Sync for a
 // key whose newest delta was Deleted. Replace queued Syncs too, so an object
 // deleted and re-created while the watch was down came out of the re-list as

@@ -9,13 +9,14 @@ import (
 	"listwatch/api"
 )
 
-// kubernetes#86015, "relist treated as resync": Replace used to queue Sync
+// "Relist treated as resync" (client-go tools/cache/delta_fifo.go, the
+// Replaced DeltaType and its comment): Replace used to queue Sync
 // deltas, which a shared informer delivers only to handlers due for a
 // resync. An object that changed while the watch was down (cached at rv 1,
 // listed at rv 2) was then never reported as updated to the others. A
 // re-list must say Replaced, a resync Sync, so the consumer can tell
 // "maybe changed" from "unchanged".
-func TestRelistIsNotResync_k8s86015(t *testing.T) {
+func TestRelistIsNotResync(t *testing.T) {
 	for _, k := range queueKinds {
 		t.Run(k.name, func(t *testing.T) {
 			known := newKnown(obj("foo", "1"))
@@ -31,14 +32,15 @@ func TestRelistIsNotResync_k8s86015(t *testing.T) {
 	}
 }
 
-// kubernetes#83911 (reported as kubernetes#83810), "Replace dropping a Sync
-// after a Delete": DeltaFIFO once refused to queue a Sync for a key whose
+// "Replace dropping a Sync after a Delete" (client-go
+// tools/cache/delta_fifo.go, Replace, which queues Replaced whatever the
+// key's newest delta): DeltaFIFO once refused to queue a Sync for a key whose
 // newest delta was Deleted, to stop a resync from re-creating a deleted
 // object. Replace queued Syncs too, so an object deleted and re-created
 // while disconnected came out of the re-list as just [Deleted]: the
 // informer removed it and never learned of the new one. Replace must always
 // append; only Resync skips keys with deltas queued.
-func TestReplaceKeepsReplacedAfterDelete_k8s83911(t *testing.T) {
+func TestReplaceKeepsReplacedAfterDelete(t *testing.T) {
 	oldObj, newObj := obj("foo", "1"), obj("foo", "2")
 	for _, k := range queueKinds {
 		t.Run(k.name, func(t *testing.T) {

@@ -139,6 +139,13 @@ func (r *Resource) IsCustom() bool {
 // short names, verbs, categories, name rules) are those of a real
 // kube-apiserver's discovery documents (discovery-*.json).
 func Builtin() []*Resource {
+	rs := coreV1()
+	rs = append(rs, appsV1()...)
+	return append(rs, eventsV1(), leasesV1())
+}
+
+// coreV1 is the core group's resources ("/api/v1").
+func coreV1() []*Resource {
 	return []*Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace",
@@ -208,6 +215,12 @@ func Builtin() []*Resource {
 			Columns:      podTemplateColumns,
 			NoAgeColumn:  true,
 		},
+	}
+}
+
+// appsV1 is apps/v1's resources.
+func appsV1() []*Resource {
+	return []*Resource{
 		{
 			Group: "apps", Version: "v1", Name: "deployments", SingularName: "deployment",
 			Kind: "Deployment", ListKind: "DeploymentList", ShortNames: []string{"deploy"}, Categories: []string{"all"},
@@ -230,15 +243,19 @@ func Builtin() []*Resource {
 			Columns:       replicaSetColumns,
 			WideColumns:   replicaSetWideColumns,
 		},
-		eventsV1(),
-		{
-			Group: "coordination.k8s.io", Version: "v1", Name: "leases", SingularName: "lease",
-			Kind: "Lease", ListKind: "LeaseList",
-			Namespaced: true, Verbs: AllVerbs,
-			ValidateName:   validateDNS1123Subdomain,
-			ValidateFields: validateLease,
-			Columns:        leaseColumns,
-		},
+	}
+}
+
+// leasesV1 is coordination.k8s.io/v1's one resource, what leader
+// election holds.
+func leasesV1() *Resource {
+	return &Resource{
+		Group: "coordination.k8s.io", Version: "v1", Name: "leases", SingularName: "lease",
+		Kind: "Lease", ListKind: "LeaseList",
+		Namespaced: true, Verbs: AllVerbs,
+		ValidateName:   validateDNS1123Subdomain,
+		ValidateFields: validateLease,
+		Columns:        leaseColumns,
 	}
 }
 
