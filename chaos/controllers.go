@@ -20,65 +20,92 @@ import (
 
 var (
 	deploymentsGVR = api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	replicaSetsGVR = api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 	podsGVR        = api.GroupVersionResource{Version: "v1", Resource: "pods"}
 )
 
-// CheckControllers compares the server's Deployments and Pods and returns
-// every problem: a Deployment without exactly spec.replicas live Pods of
-// its own, all Running; a Deployment whose status does not say so (or has
-// not observed its generation); a Pod whose controlling owner is not a
-// Deployment that exists (an orphan the garbage collector should have
-// removed). No problems means converged.
+// CheckControllers compares the server's Deployments, ReplicaSets and
+// Pods and returns every problem: a Deployment without exactly
+// spec.replicas live Pods of its own (through its ReplicaSets), all
+// Running; a Deployment whose status does not say so (or has not observed
+// its generation); a ReplicaSet or Pod whose controlling owner does not
+// exist (an orphan the garbage collector should have removed). No
+// problems means converged.
 func CheckControllers(ctx context.Context, c *client.Client) ([]string, error) {
 	deps, err := c.Resource(deploymentsGVR).List(ctx, api.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("chaos: listing deployments: %w", err)
 	}
+	rss, err := c.Resource(replicaSetsGVR).List(ctx, api.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("chaos: listing replicasets: %w", err)
+	}
 	pods, err := c.Resource(podsGVR).List(ctx, api.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("chaos: listing pods: %w", err)
 	}
-	byUID := map[string]*api.Object{}
-	for _, d := range deps.Items {
-		byUID[d.Metadata.UID] = d
+	depByUID := byUID(deps.Items)
+	var problems []string
+	rsOwner := map[string]string{} // ReplicaSet UID → its Deployment's UID
+	for _, rs := range rss.Items {
+		ref, ok := controllers.ControllerOf(rs)
+		if !ok || ref.Kind != "Deployment" || depByUID[ref.UID] == nil {
+			problems = append(problems, fmt.Sprintf("replicaset %s is orphaned (owner %s %s is gone)", rs.Key(), ref.Kind, ref.Name))
+			continue
+		}
+		rsOwner[rs.Metadata.UID] = ref.UID
 	}
 	owned := map[string][]*api.Object{}
-	var problems []string
 	for _, p := range pods.Items {
 		ref, ok := controllers.ControllerOf(p)
-		if !ok || ref.Kind != "Deployment" || byUID[ref.UID] == nil {
+		if !ok || ref.Kind != "ReplicaSet" || rsOwner[ref.UID] == "" {
 			problems = append(problems, fmt.Sprintf("pod %s is orphaned (owner %s %s is gone)", p.Key(), ref.Kind, ref.Name))
 			continue
 		}
 		if p.Metadata.DeletionTimestamp == nil {
-			owned[ref.UID] = append(owned[ref.UID], p)
+			owned[rsOwner[ref.UID]] = append(owned[rsOwner[ref.UID]], p)
 		}
 	}
 	for _, d := range deps.Items {
-		var spec struct {
-			Replicas *int `json:"replicas"`
-		}
-		var st struct {
-			ObservedGeneration int64 `json:"observedGeneration"`
-			Replicas           int   `json:"replicas"`
-			ReadyReplicas      int   `json:"readyReplicas"`
-		}
-		_ = json.Unmarshal(d.Get("spec"), &spec)
-		_ = json.Unmarshal(d.Get("status"), &st)
-		want := 1
-		if spec.Replicas != nil {
-			want = *spec.Replicas
-		}
-		mine := owned[d.Metadata.UID]
-		running := slices.DeleteFunc(slices.Clone(mine), func(p *api.Object) bool { return phase(p) != "Running" })
-		if len(mine) != want || len(running) != want {
-			problems = append(problems, fmt.Sprintf("deployment %s wants %d pods, has %d (%d running)", d.Key(), want, len(mine), len(running)))
-		}
-		if st.ObservedGeneration != d.Metadata.Generation || st.Replicas != want || st.ReadyReplicas != want {
-			problems = append(problems, fmt.Sprintf("deployment %s status %+v does not report %d ready at generation %d", d.Key(), st, want, d.Metadata.Generation))
-		}
+		problems = append(problems, checkDeployment(d, owned[d.Metadata.UID])...)
 	}
 	return problems, nil
+}
+
+func byUID(objs []*api.Object) map[string]*api.Object {
+	m := map[string]*api.Object{}
+	for _, o := range objs {
+		m[o.Metadata.UID] = o
+	}
+	return m
+}
+
+// checkDeployment compares one Deployment with the live Pods of its
+// ReplicaSets.
+func checkDeployment(d *api.Object, mine []*api.Object) []string {
+	var spec struct {
+		Replicas *int `json:"replicas"`
+	}
+	var st struct {
+		ObservedGeneration int64 `json:"observedGeneration"`
+		Replicas           int   `json:"replicas"`
+		ReadyReplicas      int   `json:"readyReplicas"`
+	}
+	_ = json.Unmarshal(d.Get("spec"), &spec)
+	_ = json.Unmarshal(d.Get("status"), &st)
+	want := 1
+	if spec.Replicas != nil {
+		want = *spec.Replicas
+	}
+	var problems []string
+	running := slices.DeleteFunc(slices.Clone(mine), func(p *api.Object) bool { return phase(p) != "Running" })
+	if len(mine) != want || len(running) != want {
+		problems = append(problems, fmt.Sprintf("deployment %s wants %d pods, has %d (%d running)", d.Key(), want, len(mine), len(running)))
+	}
+	if st.ObservedGeneration != d.Metadata.Generation || st.Replicas != want || st.ReadyReplicas != want {
+		problems = append(problems, fmt.Sprintf("deployment %s status %+v does not report %d ready at generation %d", d.Key(), st, want, d.Metadata.Generation))
+	}
+	return problems
 }
 
 func phase(p *api.Object) string {

@@ -20,6 +20,7 @@ import (
 	"listwatch/apiserver"
 	"listwatch/client"
 	"listwatch/controllers"
+	"listwatch/controllers/leaderelection"
 	"listwatch/controllers/manager"
 	"listwatch/controllers/website"
 	"listwatch/internal/leakcheck"
@@ -89,21 +90,25 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	// tried again within that, so the queues drain in seconds and the wait
 	// below can be for idle queues instead of for a guessed time.
 	const maxRetryDelay = 2 * time.Second
+	// Two controller managers with leader election, as in a highly
+	// available control plane (leaders_test.go); the leader is killed
+	// half-way through the writes.
 	mctx, mstop := context.WithCancel(ctx)
-	mgr, err := manager.New(manager.Config{Client: newClient(2 * time.Second), KubeletStartDelay: 10 * time.Millisecond,
-		GCKinds:       append(slices.Clone(manager.DefaultGCKinds), manager.Kind{GVR: website.Websites, Kind: website.Kind, Namespaced: true}),
-		MaxRetryDelay: maxRetryDelay, Tracer: tracer})
-	require.NoError(t, err)
-	mdone := make(chan struct{})
-	go func() { mgr.Run(mctx); close(mdone) }()
-	t.Cleanup(func() { mstop(); <-mdone })
+	ms := &managers{t: t, ctx: mctx, cfg: func() manager.Config {
+		return manager.Config{Client: newClient(2 * time.Second), KubeletStartDelay: 10 * time.Millisecond,
+			GCKinds:       append(slices.Clone(manager.DefaultGCKinds), manager.Kind{GVR: website.Websites, Kind: website.Kind, Namespaced: true}),
+			MaxRetryDelay: maxRetryDelay, Tracer: tracer}
+	}}
+	ms.start()
+	ms.start()
+	t.Cleanup(func() { mstop(); ms.stop() })
 	op, err := website.New(website.Options{Client: newClient(2 * time.Second), Namespace: "default",
 		Settings: controllers.Settings{MaxRetryDelay: maxRetryDelay, Tracer: tracer}})
 	require.NoError(t, err)
 	opDone := make(chan struct{})
 	go func() { op.Run(mctx); close(opDone) }()
 	t.Cleanup(func() { mstop(); <-opDone })
-	queues := func() []workqueue.Metrics { return append(mgr.Queues(), op.Queue()) }
+	queues := func() []workqueue.Metrics { return append(ms.queues(), op.Queue()) }
 
 	// Faults, until the writes are done.
 	faults := srv.Faults()
@@ -155,7 +160,12 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	deps := writer.Resource(deploymentsGVR).Namespace("default")
 	sites := writer.Resource(website.Websites).Namespace("default")
 	live, liveSites := map[string]bool{}, map[string]bool{}
+	killed := ""
 	for i := range 60 {
+		if i == 30 {
+			killed = ms.killLeader()
+			t.Logf("killed the leading controller manager %q", killed)
+		}
 		name := fmt.Sprintf("d%d", rng.IntN(8))
 		err := retry429(func() error { return write(ctx, deps, live, name, rng) })
 		if err != nil {
@@ -191,6 +201,12 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 	ws, err := sites.List(ctx, api.ListOptions{})
 	require.NoError(t, err)
 	t.Logf("converged: %d pods, %d websites", len(l.Items), len(ws.Items))
+	lease, err := writer.Resource(leaderelection.Leases).Namespace(manager.DefaultLeaseNamespace).Get(ctx, manager.DefaultLeaseName)
+	require.NoError(t, err)
+	t.Logf("the lease after the run: %s", lease.Get("spec"))
+	if killed != "" {
+		assert.NotContains(t, string(lease.Get("spec")), `"holderIdentity":"`+killed+`"`, "the killed leader's lease was taken over")
+	}
 	for _, k := range []string{"kill", "compact", "stall", "429 pods"} {
 		assert.Positive(t, fired[k], "fault %s never fired (seed %d)", k, seed)
 	}

@@ -24,6 +24,8 @@ import (
 
 var (
 	deploymentsGVR = api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	replicaSetsGVR = api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	eventsGVR      = api.GroupVersionResource{Version: "v1", Resource: "events"}
 	podsGVR        = api.GroupVersionResource{Version: "v1", Resource: "pods"}
 )
 
@@ -106,7 +108,8 @@ func rolledOut(d *api.Object) (bool, deploymentStatus) {
 }
 
 // waitRolledOut waits until the Deployment is rolled out with exactly
-// replicas Running Pods, all owned by it.
+// replicas Running Pods, all owned by its ReplicaSets, and nothing else in
+// the namespace.
 func waitRolledOut(t *testing.T, c *client.Client, ns, name string, replicas int) []*api.Object {
 	t.Helper()
 	var pods []*api.Object
@@ -119,15 +122,31 @@ func waitRolledOut(t *testing.T, c *client.Client, ns, name string, replicas int
 		}
 		ok, st := rolledOut(d)
 		pods = nil
-		for _, p := range listPods(t, c, ns) {
-			if ref, has := controllers.ControllerOf(p); has && ref.UID == d.Metadata.UID && podPhase(p) == "Running" {
+		rss := replicaSetsOf(t, c, d)
+		all := listPods(t, c, ns)
+		for _, p := range all {
+			if ref, has := controllers.ControllerOf(p); has && rss[ref.UID] != nil && podPhase(p) == "Running" {
 				pods = append(pods, p)
 			}
 		}
-		last = fmt.Sprintf("status %+v, %d running pods", st, len(pods))
-		return ok && len(pods) == replicas && len(listPods(t, c, ns)) == replicas
+		last = fmt.Sprintf("status %+v, %d running pods of its %d replicasets, %d in the namespace", st, len(pods), len(rss), len(all))
+		return ok && len(pods) == replicas && len(all) == replicas
 	}, waitLong, tick, "deployment %s/%s never rolled out to %d: %s", ns, name, replicas, &last)
 	return pods
+}
+
+// replicaSetsOf returns the ReplicaSets d controls, by UID.
+func replicaSetsOf(t *testing.T, c *client.Client, d *api.Object) map[string]*api.Object {
+	t.Helper()
+	l, err := c.Resource(replicaSetsGVR).Namespace(d.Metadata.Namespace).List(context.Background(), api.ListOptions{})
+	require.NoError(t, err)
+	out := map[string]*api.Object{}
+	for _, rs := range l.Items {
+		if ref, ok := controllers.ControllerOf(rs); ok && ref.UID == d.Metadata.UID {
+			out[rs.Metadata.UID] = rs
+		}
+	}
+	return out
 }
 
 func TestDeploymentControllerScalesRollsOutAndDeletes(t *testing.T) {
@@ -143,10 +162,11 @@ func TestDeploymentControllerScalesRollsOutAndDeletes(t *testing.T) {
 	pods := waitRolledOut(t, c, "default", "web", 3)
 	for _, p := range pods {
 		assert.Equal(t, "web", p.Metadata.Labels["app"], "the template's labels")
+		assert.NotEmpty(t, p.Metadata.Labels["pod-template-hash"], "and the template's hash")
 		ref, _ := controllers.ControllerOf(p)
-		assert.Equal(t, "Deployment", ref.Kind)
+		assert.Equal(t, "ReplicaSet", ref.Kind, "a Deployment's Pods belong to its ReplicaSet")
 		assert.Equal(t, "apps/v1", ref.APIVersion)
-		assert.Equal(t, "web", ref.Name)
+		assert.Equal(t, "web-"+p.Metadata.Labels["pod-template-hash"], ref.Name)
 	}
 
 	// kubectl scale: a merge patch of the scale subresource, byte for
@@ -180,11 +200,53 @@ func TestDeploymentControllerScalesRollsOutAndDeletes(t *testing.T) {
 			assert.NotEqual(t, b.Metadata.UID, p.Metadata.UID, "every Pod is of the new template")
 		}
 	}
+	// The old template's ReplicaSet stays, scaled to 0: it is revision 1,
+	// the new one revision 2, as `kubectl rollout history` lists them.
+	d, err := deps.Get(ctx, "web")
+	require.NoError(t, err)
+	revisions := map[string]int32{}
+	for _, rs := range replicaSetsOf(t, c, d) {
+		var spec struct {
+			Replicas int32 `json:"replicas"`
+		}
+		require.NoError(t, json.Unmarshal(rs.Get("spec"), &spec))
+		revisions[rs.Metadata.Annotations["deployment.kubernetes.io/revision"]] = spec.Replicas
+	}
+	assert.Equal(t, map[string]int32{"1": 0, "2": 2}, revisions)
+	assert.Equal(t, "2", d.Metadata.Annotations["deployment.kubernetes.io/revision"])
+	requireEvent(t, c, d, "ScalingReplicaSet")
 
-	// Deleting the Deployment: the garbage collector removes its Pods.
+	// Deleting the Deployment: the garbage collector removes its
+	// ReplicaSets, then their Pods.
 	require.NoError(t, deps.Delete(ctx, "web", client.DeleteOptions{PropagationPolicy: "Background"}))
 	require.Eventually(t, func() bool { return len(listPods(t, c, "default")) == 0 }, waitLong, tick,
 		"the Pods of a deleted Deployment must be collected")
+}
+
+// requireEvent waits for an Event about obj with reason, found as
+// `kubectl describe` finds them: by a field selector on involvedObject.
+func requireEvent(t *testing.T, c *client.Client, obj *api.Object, reason string) {
+	t.Helper()
+	sel := "involvedObject.name=" + obj.Metadata.Name + ",involvedObject.namespace=" + obj.Metadata.Namespace + ",involvedObject.uid=" + obj.Metadata.UID
+	var seen []string
+	require.Eventually(t, func() bool {
+		l, err := c.Resource(eventsGVR).Namespace(obj.Metadata.Namespace).List(context.Background(), api.ListOptions{FieldSelector: sel})
+		require.NoError(t, err)
+		seen = seen[:0]
+		for _, e := range l.Items {
+			var ev struct {
+				Reason  string `json:"reason"`
+				Message string `json:"message"`
+			}
+			_ = json.Unmarshal(e.Get("reason"), &ev.Reason)
+			_ = json.Unmarshal(e.Get("message"), &ev.Message)
+			seen = append(seen, ev.Reason+": "+ev.Message)
+			if ev.Reason == reason {
+				return true
+			}
+		}
+		return false
+	}, waitLong, tick, "no %s Event about %s: %v", reason, obj.Key(), &seen)
 }
 
 func TestDeploymentControllerIsLevelTriggered(t *testing.T) {
@@ -207,12 +269,11 @@ func TestDeploymentControllerIsLevelTriggered(t *testing.T) {
 	// a second Deployment is created.
 	pods := listPods(t, c, "default")
 	require.NoError(t, c.Resource(podsGVR).Namespace("default").Delete(ctx, pods[0].Metadata.Name, client.DeleteOptions{}))
-	d, err := deps.Get(ctx, "api")
-	require.NoError(t, err)
 	extra := pods[1].DeepCopy()
 	extra.Metadata = api.ObjectMeta{Namespace: "default", Name: "api-extra", Labels: pods[1].Metadata.Labels}
-	d.APIVersion, d.Kind = "apps/v1", "Deployment"
-	require.NoError(t, controllers.SetOwnerReferences(extra, []controllers.OwnerReference{controllers.ControllerRef(d)}))
+	owner, ok := controllers.ControllerOf(pods[1])
+	require.True(t, ok)
+	require.NoError(t, controllers.SetOwnerReferences(extra, []controllers.OwnerReference{owner}))
 	extra.Remove("status")
 	_, err = c.Resource(podsGVR).Namespace("default").Create(ctx, extra)
 	require.NoError(t, err)
@@ -224,7 +285,7 @@ func TestDeploymentControllerIsLevelTriggered(t *testing.T) {
 		n := map[string]int{}
 		for _, p := range listPods(t, c, "default") {
 			if ref, ok := controllers.ControllerOf(p); ok && podPhase(p) == "Running" {
-				n[ref.Name]++
+				n[strings.TrimSuffix(ref.Name, "-"+p.Metadata.Labels["pod-template-hash"])]++ // the ReplicaSet's Deployment
 			}
 		}
 		return n["api"] == 2 && n["worker"] == 1 && len(listPods(t, c, "default")) == 3

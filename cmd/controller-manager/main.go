@@ -1,8 +1,13 @@
 // Command controller-manager runs listwatch's controllers against an
-// apiserver, ours or a real one: a Deployment controller (Deployments to
-// Pods, with status for `kubectl rollout status`), a stand-in kubelet
-// (Pods to Running and Ready) and a garbage collector (objects whose owners
-// are gone are deleted).
+// apiserver, ours or a real one: the Deployment controller (Deployments to
+// ReplicaSets, one per template revision, with status for `kubectl rollout
+// status` and Events for `kubectl describe`), the ReplicaSet controller
+// (ReplicaSets to Pods), a stand-in kubelet (Pods to Running and Ready),
+// the garbage collector (objects whose owners are gone are deleted), the
+// namespace controller (a deleted namespace is emptied, then removed) and
+// the ServiceAccount controller (every namespace gets "default"). With
+// leader election (the default) several copies run side by side and one
+// acts.
 //
 //	go run ./cmd/apiserver &
 //	go run ./cmd/controller-manager --server http://127.0.0.1:8080
@@ -29,9 +34,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"listwatch/client"
 	"listwatch/controllers/kubelet"
+	"listwatch/controllers/leaderelection"
 	"listwatch/controllers/manager"
 	"listwatch/narrate"
 )
@@ -54,15 +61,23 @@ listwatch's controllers, built on our informers and workqueue, against any
 apiserver (ours: go run ./cmd/apiserver, or with --tls and the kubeconfig it
 writes; or a real one, with --kubeconfig):
 
-  deployment  keeps spec.replicas Pods per Deployment, writes its status
-  kubelet     reports Pods Running and Ready after --kubelet-start-delay
-  gc          deletes objects whose owners are all gone
-  namespace   empties a namespace being deleted (Terminating), then
-              finalizes it so the apiserver removes it
-  website     the workshop's operator: each Website becomes a ConfigMap and a
-              Deployment it owns, with a Ready condition (not run unless
-              named; needs its CustomResourceDefinition, see
-              workshop/manifests/website-crd.yaml)
+  deployment      rolls each Deployment out through a ReplicaSet per template
+                  (revisions for kubectl rollout history and undo), writes
+                  its status and records Events
+  replicaset      keeps spec.replicas Pods per ReplicaSet, with expectations
+  kubelet         reports Pods Running and Ready after --kubelet-start-delay
+  gc              deletes objects whose owners are all gone
+  namespace       empties a namespace being deleted (Terminating), then
+                  finalizes it so the apiserver removes it
+  serviceaccount  gives every namespace its "default" ServiceAccount
+  website         the workshop's operator: each Website becomes a ConfigMap
+                  and a Deployment it owns, with a Ready condition (not run
+                  unless named; needs its CustomResourceDefinition, see
+                  workshop/manifests/website-crd.yaml)
+
+With --leader-elect (the default, as for kube-controller-manager) several
+copies run side by side: only the one holding the Lease
+kube-system/listwatch-controller-manager runs the controllers.
 
 Flags:
 `
@@ -78,6 +93,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	delay := fs.Duration("kubelet-start-delay", kubelet.DefaultStartDelay, "how long a Pod takes to become Running and Ready")
 	node := fs.String("node-name", "listwatch-node", "the node the kubelet plays; Pods bound elsewhere are left alone")
 	trace := fs.Bool("trace", false, "narrate every reconcile and workqueue step on stderr")
+	le := leaderElectionFlags(fs)
 	collectWebsites := fs.Bool("collect-websites", false,
 		"the garbage collector also watches websites.workshop.example.com, so deleting a Website removes what it owns (apply its CRD first; implied by --controllers ...,website)")
 	fs.Usage = func() {
@@ -112,8 +128,15 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *trace {
 		cfg.Tracer = narrate.New(stderr)
 	}
+	cfg.LeaderElection = le.config()
 	fmt.Fprintf(stderr, "controller-manager: running %s against %s\n", strings.Join(cfg.Controllers, ", "), ccfg.Host)
 	err = manager.Run(ctx, cfg)
+	if errors.Is(err, leaderelection.ErrLeadershipLost) {
+		// kube-controller-manager exits too ("leaderelection lost"): a
+		// new process competes again with fresh informers.
+		fmt.Fprintln(stderr, "controller-manager: lost the lease; exiting")
+		return err
+	}
 	fmt.Fprintln(stderr, "controller-manager: stopped")
 	return err
 }
@@ -139,4 +162,36 @@ func clientConfig(fs *flag.FlagSet, kubeconfig, server, token string) (client.Co
 	}
 	cfg.UserAgent = "listwatch-controller-manager"
 	return cfg, nil
+}
+
+// electionFlags are kube-controller-manager's --leader-elect flags.
+type electionFlags struct {
+	enabled                                   *bool
+	namespace, name                           *string
+	leaseDuration, renewDeadline, retryPeriod *time.Duration
+}
+
+func leaderElectionFlags(fs *flag.FlagSet) electionFlags {
+	return electionFlags{
+		enabled: fs.Bool("leader-elect", true,
+			"compete for a coordination.k8s.io/v1 Lease and run the controllers only while holding it, so several copies can run side by side (kube-controller-manager's default)"),
+		namespace:     fs.String("leader-elect-resource-namespace", manager.DefaultLeaseNamespace, "the namespace of the Lease"),
+		name:          fs.String("leader-elect-resource-name", manager.DefaultLeaseName, "the name of the Lease"),
+		leaseDuration: fs.Duration("leader-elect-lease-duration", leaderelection.DefaultLeaseDuration, "how long the others wait after the Lease last changed before taking it over"),
+		renewDeadline: fs.Duration("leader-elect-renew-deadline", leaderelection.DefaultRenewDeadline, "how long the leader keeps trying to renew before it stops leading"),
+		retryPeriod:   fs.Duration("leader-elect-retry-period", leaderelection.DefaultRetryPeriod, "the wait between tries to acquire or renew"),
+	}
+}
+
+// config is the Manager's LeaderElection, nil with --leader-elect=false.
+// The Lease is released on SIGINT or SIGTERM, so a restart need not wait
+// out the lease; kube-controller-manager 1.37 does so only with the alpha
+// feature gate ControllerManagerReleaseLeaderElectionLockOnExit.
+func (f electionFlags) config() *manager.LeaderElection {
+	if !*f.enabled {
+		return nil
+	}
+	return &manager.LeaderElection{Namespace: *f.namespace, Name: *f.name,
+		LeaseDuration: *f.leaseDuration, RenewDeadline: *f.renewDeadline, RetryPeriod: *f.retryPeriod,
+		ReleaseOnCancel: true}
 }

@@ -18,6 +18,7 @@ import (
 	"listwatch/api"
 	"listwatch/apiserver"
 	"listwatch/client"
+	"listwatch/controllers/manager"
 	"listwatch/internal/leakcheck"
 	"listwatch/internal/syncbuf"
 )
@@ -100,6 +101,6 @@ func TestRunsAgainstAnApiserverAndStops(t *testing.T) {
 
 	stop() // what SIGINT does
 	require.NoError(t, <-done)
-	assert.Contains(t, stderr.String(), "running deployment, kubelet, gc, namespace against "+srv.URL())
+	assert.Contains(t, stderr.String(), "running "+strings.Join(manager.All, ", ")+" against "+srv.URL())
 	assert.Contains(t, stderr.String(), "controller-manager: stopped")
 }

@@ -3,8 +3,9 @@ package deployment
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"maps"
+	"math"
+	"strconv"
+	"strings"
 
 	"listwatch/api"
 )
@@ -15,32 +16,69 @@ type spec struct {
 	Selector *struct {
 		MatchLabels map[string]string `json:"matchLabels"`
 	} `json:"selector"`
-	Template struct {
-		Metadata struct {
-			Labels      map[string]string `json:"labels"`
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-		Spec json.RawMessage `json:"spec"`
-	} `json:"template"`
+	// Template is kept as sent: it is copied into ReplicaSets whole.
+	Template json.RawMessage `json:"template"`
+	Strategy struct {
+		Type          string `json:"type"`
+		RollingUpdate *struct {
+			MaxSurge       *intOrString `json:"maxSurge"`
+			MaxUnavailable *intOrString `json:"maxUnavailable"`
+		} `json:"rollingUpdate"`
+	} `json:"strategy"`
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit"`
+	MinReadySeconds      int32  `json:"minReadySeconds"`
+	Paused               bool   `json:"paused"`
+
+	// labels are the template's labels (parsed from Template).
+	labels map[string]string
 }
 
-// status is the Deployment status this controller writes: the fields
-// `kubectl rollout status` compares (observedGeneration against
-// generation, updatedReplicas and availableReplicas against spec.replicas,
-// replicas against updatedReplicas).
-type status struct {
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	Replicas           int32 `json:"replicas,omitempty"`
-	UpdatedReplicas    int32 `json:"updatedReplicas,omitempty"`
-	ReadyReplicas      int32 `json:"readyReplicas,omitempty"`
-	AvailableReplicas  int32 `json:"availableReplicas,omitempty"`
-	// UnavailableReplicas is replicas minus availableReplicas.
-	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty"`
+// intOrString is intstr.IntOrString: 1 or "25%".
+type intOrString struct {
+	raw json.RawMessage
 }
 
-// readSpec parses a Deployment's spec. Replicas defaults to 1, as the
-// apiserver's defaulting does; the selector must select the template's
-// labels (the apiserver's validation insists, ours does not, so we check).
+func (v *intOrString) UnmarshalJSON(b []byte) error {
+	v.raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// scaled is intstr.GetScaledValueFromIntOrPercent: an int as is, a
+// percentage of total rounded up or down.
+func (v *intOrString) scaled(def string, total int32, roundUp bool) (int32, error) {
+	s := def
+	if v != nil {
+		var n int32
+		if err := json.Unmarshal(v.raw, &n); err == nil {
+			return n, nil
+		}
+		if err := json.Unmarshal(v.raw, &s); err != nil {
+			return 0, fmt.Errorf("not an int or a percentage: %s", v.raw)
+		}
+	}
+	pct, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
+	if !strings.HasSuffix(s, "%") || err != nil {
+		return 0, fmt.Errorf("invalid value %q: must be an int or a percentage", s)
+	}
+	f := float64(pct) * float64(total) / 100
+	if roundUp {
+		return int32(math.Ceil(f)), nil
+	}
+	return int32(math.Floor(f)), nil
+}
+
+// The defaults the apiserver gives an apps/v1 Deployment
+// (pkg/apis/apps/v1/defaults.go SetDefaults_Deployment).
+const (
+	defaultMaxSurge             = "25%"
+	defaultMaxUnavailable       = "25%"
+	defaultRevisionHistoryLimit = 10
+	recreate                    = "Recreate"
+)
+
+// readSpec parses a Deployment's spec, with the apiserver's defaults for
+// what is missing, and checks what the apiserver's validation would
+// (ours validates less): a selector that selects the template's labels.
 func readSpec(d *api.Object) (spec, error) {
 	var s spec
 	raw := d.Get("spec")
@@ -57,67 +95,54 @@ func readSpec(d *api.Object) (spec, error) {
 	if *s.Replicas < 0 {
 		return s, fmt.Errorf("deployment %s: spec.replicas %d is negative", d.Key(), *s.Replicas)
 	}
+	if s.RevisionHistoryLimit == nil {
+		limit := int32(defaultRevisionHistoryLimit)
+		s.RevisionHistoryLimit = &limit
+	}
+	var tmpl struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+		Spec json.RawMessage `json:"spec"`
+	}
+	if len(s.Template) == 0 || json.Unmarshal(s.Template, &tmpl) != nil || len(tmpl.Spec) == 0 {
+		return s, fmt.Errorf("deployment %s has no spec.template.spec", d.Key())
+	}
+	s.labels = tmpl.Metadata.Labels
 	if s.Selector == nil || len(s.Selector.MatchLabels) == 0 {
 		return s, fmt.Errorf("deployment %s: spec.selector.matchLabels is empty", d.Key())
 	}
 	for k, v := range s.Selector.MatchLabels {
-		if s.Template.Metadata.Labels[k] != v {
+		if s.labels[k] != v {
 			return s, fmt.Errorf("deployment %s: selector %s=%s does not match the template's labels", d.Key(), k, v)
 		}
 	}
-	if len(s.Template.Spec) == 0 {
-		return s, fmt.Errorf("deployment %s has no spec.template.spec", d.Key())
+	if _, _, err := s.fenceposts(); err != nil {
+		return s, fmt.Errorf("deployment %s: spec.strategy.rollingUpdate: %w", d.Key(), err)
 	}
 	return s, nil
 }
 
-// templateHashLabel marks each Pod with the template it was made from, so
-// a changed template can be told apart from the Pods of the old one.
-// Kubernetes puts it on ReplicaSets and their Pods.
-const templateHashLabel = "pod-template-hash"
-
-// templateHash is a short stable hash of the pod template.
-func templateHash(d *api.Object) string {
-	var tmpl struct {
-		Template json.RawMessage `json:"template"`
+// fenceposts are maxSurge and maxUnavailable as numbers of Pods
+// (deploymentutil.ResolveFenceposts): surge rounds up, unavailability
+// down, and if both come to 0 one Pod may be unavailable. Recreate has
+// neither.
+func (s spec) fenceposts() (surge, unavailable int32, err error) {
+	if s.Strategy.Type == recreate {
+		return 0, 0, nil
 	}
-	_ = json.Unmarshal(d.Get("spec"), &tmpl) // readSpec already parsed it
-	h := fnv.New32a()
-	_, _ = h.Write(tmpl.Template)
-	return fmt.Sprintf("%08x", h.Sum32())[:8]
-}
-
-// podLabels are the template's labels plus the template hash.
-func podLabels(s spec, hash string) map[string]string {
-	l := maps.Clone(s.Template.Metadata.Labels)
-	if l == nil {
-		l = map[string]string{}
+	var ms, mu *intOrString
+	if ru := s.Strategy.RollingUpdate; ru != nil {
+		ms, mu = ru.MaxSurge, ru.MaxUnavailable
 	}
-	l[templateHashLabel] = hash
-	return l
-}
-
-// podState is what the controller needs to know about one Pod.
-type podState struct {
-	ready       bool
-	terminating bool
-}
-
-// readPod reads a Pod's readiness: its Ready condition is True.
-func readPod(p *api.Object) podState {
-	st := podState{terminating: p.Metadata.DeletionTimestamp != nil}
-	var s struct {
-		Conditions []struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-		} `json:"conditions"`
+	if surge, err = ms.scaled(defaultMaxSurge, *s.Replicas, true); err != nil {
+		return 0, 0, err
 	}
-	if raw := p.Get("status"); raw != nil && json.Unmarshal(raw, &s) == nil {
-		for _, c := range s.Conditions {
-			if c.Type == "Ready" && c.Status == "True" {
-				st.ready = true
-			}
-		}
+	if unavailable, err = mu.scaled(defaultMaxUnavailable, *s.Replicas, false); err != nil {
+		return 0, 0, err
 	}
-	return st
+	if surge == 0 && unavailable == 0 {
+		unavailable = 1
+	}
+	return surge, min(unavailable, *s.Replicas), nil
 }

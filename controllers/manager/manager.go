@@ -13,10 +13,8 @@ import (
 	"listwatch/client"
 	"listwatch/controllers"
 	"listwatch/controllers/deployment"
-	"listwatch/controllers/gc"
-	"listwatch/controllers/kubelet"
 	"listwatch/controllers/leaderelection"
-	"listwatch/controllers/namespace"
+	"listwatch/controllers/replicaset"
 	"listwatch/controllers/website"
 	"listwatch/informer"
 	"listwatch/internal/clock"
@@ -27,20 +25,22 @@ import (
 
 // The controllers a Manager can run.
 const (
-	Deployment = "deployment"
-	Kubelet    = "kubelet"
-	GC         = "gc"
-	Namespace  = "namespace"
+	Deployment     = "deployment"
+	ReplicaSet     = "replicaset"
+	Kubelet        = "kubelet"
+	GC             = "gc"
+	Namespace      = "namespace"
+	ServiceAccount = "serviceaccount"
 	// Website is the workshop's operator (controllers/website), run only
 	// when named: it reconciles every namespace's Websites.
 	Website = "website"
 )
 
 // All is every built-in controller, the default.
-var All = []string{Deployment, Kubelet, GC, Namespace}
+var All = []string{Deployment, ReplicaSet, Kubelet, GC, Namespace, ServiceAccount}
 
 // Known is every controller a Manager can run: All and the operator.
-var Known = []string{Deployment, Kubelet, GC, Namespace, Website}
+var Known = []string{Deployment, ReplicaSet, Kubelet, GC, Namespace, ServiceAccount, Website}
 
 // WebsiteGCKind is the Website custom resource as an owner the garbage
 // collector watches, so that deleting a Website removes what it owns.
@@ -58,7 +58,8 @@ type Kind struct {
 // told otherwise: the kinds our apiserver serves that controllers create.
 var DefaultGCKinds = []Kind{
 	{GVR: deployment.Deployments, Kind: "Deployment", Namespaced: true},
-	{GVR: deployment.Pods, Kind: "Pod", Namespaced: true},
+	{GVR: replicaset.ReplicaSets, Kind: "ReplicaSet", Namespaced: true},
+	{GVR: replicaset.Pods, Kind: "Pod", Namespaced: true},
 	{GVR: api.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true},
 	{GVR: api.GroupVersionResource{Version: "v1", Resource: "services"}, Kind: "Service", Namespaced: true},
 }
@@ -127,6 +128,7 @@ type Manager struct {
 	names   []string
 	factory *informer.Factory
 	ctrls   []controller
+	events  *controllers.Broadcaster
 	elector *leaderelection.Elector // nil without leader election
 	leading atomic.Bool             // the controllers are running as the leader's
 }
@@ -177,14 +179,17 @@ func New(cfg Config) (*Manager, error) {
 	factory := informer.NewFactory(func(gvr api.GroupVersionResource, ns string) reflector.ListerWatcher {
 		return c.Resource(gvr).Namespace(ns)
 	}, 0, informer.Options{Clock: cfg.Clock})
-	inf := func(gvr api.GroupVersionResource) (*informer.SharedIndexInformer, error) {
-		return factory.InformerFor(gvr, "")
-	}
-	ctrls, err := build(cfg, names, gcKinds, inf)
+	settings := controllers.Settings{Workers: cfg.Workers, Clock: cfg.Clock, Tracer: cfg.Tracer, MaxRetryDelay: cfg.MaxRetryDelay}
+	events := controllers.NewBroadcaster(c, settings)
+	b := builder{cfg: cfg, client: c, gcKinds: gcKinds, settings: settings, events: events,
+		inf: func(gvr api.GroupVersionResource) (*informer.SharedIndexInformer, error) {
+			return factory.InformerFor(gvr, "")
+		}}
+	ctrls, err := build(b, names)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, names: names, factory: factory, ctrls: ctrls}
+	m := &Manager{cfg: cfg, names: names, factory: factory, ctrls: ctrls, events: events}
 	if cfg.LeaderElection != nil {
 		if m.elector, err = newElector(cfg, m.lead); err != nil {
 			stopUnstarted(ctrls)
@@ -229,6 +234,7 @@ func (m *Manager) runControllers(ctx context.Context) {
 	m.cfg.Tracer.Printf(narrate.Controller, "manager: starting %v", m.names)
 	m.factory.Start(ctx)
 	var wg sync.WaitGroup
+	wg.Go(func() { m.events.Run(ctx) })
 	for _, c := range m.ctrls {
 		wg.Go(func() { c.run(ctx) })
 	}
@@ -251,72 +257,19 @@ func (m *Manager) Queues() []workqueue.Metrics {
 // build creates the named controllers, registering their handlers on the
 // shared informers. On an error the controllers already built are run
 // with a cancelled context, which stops their queues.
-func build(cfg Config, names []string, gcKinds []Kind, inf func(api.GroupVersionResource) (*informer.SharedIndexInformer, error)) (runs []controller, err error) {
+func build(b builder, names []string) (runs []controller, err error) {
 	defer func() {
 		if err != nil {
 			stopUnstarted(runs)
 			runs = nil
 		}
 	}()
-	c := cfg.Client
-	settings := controllers.Settings{Workers: cfg.Workers, Clock: cfg.Clock, Tracer: cfg.Tracer, MaxRetryDelay: cfg.MaxRetryDelay}
 	for _, n := range names {
-		switch n {
-		case Deployment:
-			d, err := inf(deployment.Deployments)
-			if err != nil {
-				return runs, err
-			}
-			p, err := inf(deployment.Pods)
-			if err != nil {
-				return runs, err
-			}
-			ctrl, err := deployment.New(deployment.Options{Client: c, Deployments: d, Pods: p, Settings: settings})
-			if err != nil {
-				return runs, err
-			}
-			runs = append(runs, controller{ctrl.Run, ctrl.Queue})
-		case Kubelet:
-			p, err := inf(kubelet.Pods)
-			if err != nil {
-				return runs, err
-			}
-			k, err := kubelet.New(kubelet.Options{Client: c, Pods: p, NodeName: cfg.NodeName, StartDelay: cfg.KubeletStartDelay, Settings: settings})
-			if err != nil {
-				return runs, err
-			}
-			runs = append(runs, controller{k.Run, k.Queue})
-		case GC:
-			var rs []gc.Resource
-			for _, k := range gcKinds {
-				i, err := inf(k.GVR)
-				if err != nil {
-					return runs, err
-				}
-				rs = append(rs, gc.Resource{GVR: k.GVR, Kind: k.Kind, Namespaced: k.Namespaced, Informer: i})
-			}
-			g, err := gc.New(gc.Options{Client: c, Resources: rs, Settings: settings})
-			if err != nil {
-				return runs, err
-			}
-			runs = append(runs, controller{g.Run, g.Queue})
-		case Namespace:
-			n, err := inf(namespace.Namespaces)
-			if err != nil {
-				return runs, err
-			}
-			ctrl, err := namespace.New(namespace.Options{Client: c, Namespaces: n, Settings: settings})
-			if err != nil {
-				return runs, err
-			}
-			runs = append(runs, controller{ctrl.Run, ctrl.Queue})
-		case Website:
-			op, err := website.New(website.Options{Client: c, Settings: settings})
-			if err != nil {
-				return runs, err
-			}
-			runs = append(runs, controller{op.Run, op.Queue})
+		ctrl, err := builders[n](b)
+		if err != nil {
+			return runs, err
 		}
+		runs = append(runs, ctrl)
 	}
 	return runs, nil
 }

@@ -45,7 +45,7 @@ func TestQueuesListsEveryControllersQueue(t *testing.T) {
 		names = append(names, q.Name)
 		assert.True(t, q.Idle(), "%s: nothing queued yet", q.Name)
 	}
-	assert.Equal(t, []string{"deployment", "kubelet", "gc", "namespace"}, names)
+	assert.Equal(t, All, names)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	m.Run(ctx) // stops the queues' timer goroutines

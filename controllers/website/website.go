@@ -356,3 +356,44 @@ func SameJSON(a, b json.RawMessage) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// Covers reports whether have holds everything want says, with the same
+// values; fields only have has are the apiserver's defaults (a
+// Deployment's strategy, revisionHistoryLimit, progressDeadlineSeconds,
+// its template's restartPolicy ...), which the operator does not fight.
+func Covers(have, want json.RawMessage) bool {
+	var h, w any
+	if json.Unmarshal(have, &h) != nil || json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	return covers(h, w)
+}
+
+func covers(h, w any) bool {
+	switch wv := w.(type) {
+	case map[string]any:
+		hv, ok := h.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range wv {
+			if !covers(hv[k], v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		hv, ok := h.([]any)
+		if !ok || len(hv) != len(wv) {
+			return false
+		}
+		for i := range wv {
+			if !covers(hv[i], wv[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(h, w)
+	}
+}
