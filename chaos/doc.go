@@ -55,14 +55,17 @@
 // reconnects, relists, tombstones, each fault and what the server saw.
 //
 // The controllers have a run of their own (controllers.go,
-// TestControllersConvergeUnderFaults): the controller manager of package
-// controllers runs while Deployments are created, scaled and deleted under
+// TestControllersConvergeUnderFaults): two controller managers of package
+// controllers run with leader election (leaders_test.go), the leader is
+// killed half-way without releasing its Lease and the other must take
+// over, while Deployments are created, scaled and deleted under
 // killed and stalled watches, compactions, 429s and delays; once the faults
 // stop and every controller's workqueue is idle (nothing queued, nothing
 // being worked on, no retry scheduled; their backoff is capped at 2 s for
 // the run, see controllers.RateLimiter), CheckControllers requires every
-// Deployment to have exactly its replicas of Running Pods, with a status
-// that says so, and no Pod to be orphaned. Beside them the operator of package controllers/website
+// Deployment to have exactly its replicas of Running Pods (through its
+// ReplicaSets), with a status that says so, and no ReplicaSet or Pod to be
+// orphaned. Beside them the operator of package controllers/website
 // reconciles Websites (a custom resource) that are created, changed and
 // deleted under the same faults; CheckWebsites requires each to own exactly
 // its ConfigMap and Deployment with the right content and to be Ready, and

@@ -16,9 +16,12 @@
 //	   └──────────── watch events of what it wrote ◄────────────┘ writes through the client
 //
 // The controllers themselves are subpackages: deployment (Deployments to
-// Pods), kubelet (Pods to Running and Ready), gc (the garbage collector);
-// manager runs them together, as cmd/controller-manager does. website is
-// an operator for a custom resource, built the same way.
+// ReplicaSets), replicaset (ReplicaSets to Pods), kubelet (Pods to Running
+// and Ready), gc (the garbage collector), namespace (a deleted namespace
+// emptied), serviceaccount (every namespace's default); manager runs them
+// together, as cmd/controller-manager does, with leaderelection in front.
+// website is an operator for a custom resource, built the same way.
+// events.go is how they record Events (client-go's tools/record).
 //
 // It mirrors pieces of k8s.io/kubernetes/pkg/controller: controller_utils.go
 // (ControllerExpectations, the controller ref helpers) and the
