@@ -30,7 +30,7 @@ func templateHash(template json.RawMessage, collisionCount *int32) string {
 	h := fnv.New32a()
 	var v any
 	if json.Unmarshal(template, &v) == nil {
-		canonical, _ := json.Marshal(v) // sorted keys; cannot fail on decoded JSON
+		canonical, _ := json.Marshal(prune(v)) // sorted keys; cannot fail on decoded JSON
 		_, _ = h.Write(canonical)
 	} else {
 		_, _ = h.Write(template)
@@ -57,7 +57,45 @@ func equalIgnoreHash(a, b json.RawMessage) bool {
 	if json.Unmarshal(a, &ta) != nil || json.Unmarshal(b, &tb) != nil {
 		return false
 	}
-	return reflect.DeepEqual(withoutHashLabel(ta), withoutHashLabel(tb))
+	return reflect.DeepEqual(prune(withoutHashLabel(ta)), prune(withoutHashLabel(tb)))
+}
+
+// prune drops nulls, empty objects and empty arrays, at any depth: the
+// typed comparison Kubernetes makes (apimachinery's forked DeepEqual)
+// treats an absent, nil and empty field alike, and a template that made
+// a round trip through kubectl (rollout undo) comes back with
+// "resources":{} and "creationTimestamp":null where the stored one had
+// nothing.
+func prune(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if p := prune(e); !isEmpty(p) {
+				out[k] = p
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			out = append(out, prune(e))
+		}
+		return out
+	}
+	return v
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // withoutHashLabel drops the hash label, and labels and metadata left
