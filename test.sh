@@ -3,7 +3,7 @@
 # repository is self-contained, formatting, go vet, staticcheck, the test
 # suites under the race detector, and a short run of every fuzz target.
 #
-#   ./test.sh          everything, about 7 minutes on 2 quiet cores (CI
+#   ./test.sh          everything, 7 to 12 minutes on 2 quiet cores (CI
 #                      runs exactly this through .ci/run)
 #   ./test.sh quick    the core module only: gofmt, go vet and its tests
 #                      under -race with -short (which leaves out the chaos
