@@ -387,7 +387,10 @@ func TestRevisionIsPublishedAfterDispatch(t *testing.T) {
 	defer w.Stop()
 
 	const writes = 1000
-	final := s.Revision() + writes
+	// Read before the writer starts: read after, it could already count
+	// writes whose events are still in the channel.
+	seen := s.Revision()
+	final := seen + writes
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for range writes {
@@ -395,7 +398,6 @@ func TestRevisionIsPublishedAfterDispatch(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	})
-	seen := s.Revision()
 	for seen < final {
 		rev := s.Revision()
 	drain:
