@@ -32,6 +32,8 @@ func TestTimeoutParameter(t *testing.T) {
 	ts.do(req{path: "/version?timeout=3m"}).mustCode(t, http.StatusUnauthorized)
 	ts.do(req{path: "/version?timeout=3m", header: bearer}).mustCode(t, http.StatusOK)
 	ts.do(req{path: "/version?timeout=0s", header: bearer}).mustCode(t, http.StatusOK)
+	// The live page is ours: its ?timeout= is its watch timeout in seconds.
+	ts.do(req{path: "/ui/?timeout=2", header: bearer}).mustCode(t, http.StatusOK)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

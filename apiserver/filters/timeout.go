@@ -2,6 +2,7 @@ package filters
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"listwatch/api"
@@ -25,7 +26,7 @@ const invalidTimeoutInURL = "invalid timeout specified in the request URL"
 // passes. Ours applies no deadline to a short request: it checks the value
 // and serves the request as it would without one.
 func CheckTimeout(r *http.Request, kind Kind) *api.Status {
-	if kind == Watch {
+	if kind == Watch || isLivePage(r.URL.Path) {
 		return nil
 	}
 	value := r.URL.Query().Get("timeout")
@@ -36,4 +37,12 @@ func CheckTimeout(r *http.Request, kind Kind) *api.Status {
 		return api.NewBadRequest(invalidTimeoutInURL + " - " + err.Error())
 	}
 	return nil
+}
+
+// isLivePage reports whether path is our live page's (/ui), which
+// kube-apiserver does not have: there ?timeout= is the page's own setting,
+// the watch timeout in seconds it asks for ("?timeout=2", no unit), not
+// kube-apiserver's parameter.
+func isLivePage(path string) bool {
+	return path == "/ui" || strings.HasPrefix(path, "/ui/")
 }
