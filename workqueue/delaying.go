@@ -73,9 +73,20 @@ func (q *DelayingQueue[T]) AddAfter(item T, d time.Duration) {
 	}
 }
 
-// leftWaitingRoom counts one item out of the waiting room: it was added to
-// the queue (after the add, so it is always in one count or the other),
-// merged into an earlier wait for the same item, or dropped at shutdown.
+// moveIntoQueue adds an item that came due and counts it out of the waiting
+// room under one lock, so no reader of the metrics sees it in both counts
+// or in neither (a worker that already took it would otherwise see the
+// queue still waiting).
+func (q *DelayingQueue[T]) moveIntoQueue(item T) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.addLocked(item)
+	q.metrics.waiting = max(q.metrics.waiting-1, 0) // 0 once dropWaitingRoom ran
+}
+
+// leftWaitingRoom counts one item out of the waiting room without adding
+// it: it merged into an earlier wait for the same item, or was dropped at
+// shutdown.
 func (q *DelayingQueue[T]) leftWaitingRoom() {
 	q.mu.Lock()
 	q.metrics.waiting = max(q.metrics.waiting-1, 0) // 0 once dropWaitingRoom ran
@@ -128,8 +139,7 @@ func (q *DelayingQueue[T]) loop() {
 		for h.Len() > 0 && !(*h)[0].readyAt.After(now) {
 			w := heap.Pop(h).(*waiting[T])
 			delete(byItem, w.item)
-			q.Add(w.item)
-			q.leftWaitingRoom()
+			q.moveIntoQueue(w.item)
 		}
 		// Sleep until the earliest is due, or until something new arrives.
 		var due <-chan time.Time

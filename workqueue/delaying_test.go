@@ -2,7 +2,6 @@ package workqueue
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
@@ -48,10 +47,10 @@ func TestDelayingQueueEarliestTimeWinsAndOrderIsByTime(t *testing.T) {
 	q.AddAfter("early", 2*time.Second)
 	waitForTimer(t, c, 2*time.Second)
 	q.AddAfter("late", time.Second) // asked again, sooner: the sooner wins
-	waitForTimer(t, c, time.Second)
+	armed := waitForTimer(t, c, time.Second)
 	q.AddAfter("early", 10*time.Second) // asked again, later: the earlier stays
 	// The loop re-arms for the earliest (1 s) after taking the add.
-	waitForTimer(t, c, time.Second)
+	waitForTimerArmedAfter(t, c, time.Second, armed)
 
 	c.Step(time.Second)
 	got, _ := q.Get()
@@ -100,15 +99,12 @@ func TestDelayingQueueCountsItsWaitingRoomUntilIdle(t *testing.T) {
 	q.AddAfter("a", time.Second)
 	assert.Equal(t, 1, q.Metrics().Waiting, "counted as soon as AddAfter returns")
 	assert.False(t, q.Metrics().Idle(), "a retry is scheduled: not idle, though nothing is queued")
-	waitForTimer(t, c, time.Second)
+	armed := waitForTimer(t, c, time.Second)
 	q.AddAfter("a", 2*time.Second) // merged into the earlier wait
-	// safetyTimeout only turns a hang into a failure.
-	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
-	defer cancel()
-	for q.Metrics().Waiting != 1 { // counted twice until the timer goroutine merges them
-		require.NoError(t, ctx.Err(), "the second wait for a was never merged into the first")
-		runtime.Gosched()
-	}
+	// Counted twice until the timer goroutine merges them; it merges before
+	// it re-arms its timer for the earliest wait, still 1 s.
+	waitForTimerArmedAfter(t, c, time.Second, armed)
+	assert.Equal(t, 1, q.Metrics().Waiting, "the second wait for a merged into the first")
 
 	c.Step(time.Second)
 	item, _ := q.Get()

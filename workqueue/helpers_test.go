@@ -22,11 +22,26 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // answers in far less, and a test that needs something waits for it.
 const safetyTimeout = 2 * time.Minute
 
-// waitForTimer blocks until the code under test waits on a timer of d.
-func waitForTimer(t *testing.T, c *clock.Fake, d time.Duration) {
+// waitForTimer blocks until the code under test waits on a timer of d, and
+// returns that timer.
+func waitForTimer(t *testing.T, c *clock.Fake, d time.Duration) clock.Waiter {
+	t.Helper()
+	return waitForTimerArmedAfter(t, c, d, clock.Waiter{})
+}
+
+// waitForTimerArmedAfter blocks until the code under test waits on a timer of
+// d armed after old. The delaying queue's goroutine re-arms its timer after
+// every add, reading the clock first: a test that stepped the clock while
+// the old timer of the same duration was still pending could step between
+// that read and the new timer, and the new timer would then wait a whole
+// d from the stepped time. Waiting for the new timer itself closes that gap.
+func waitForTimerArmedAfter(t *testing.T, c *clock.Fake, d time.Duration, old clock.Waiter) clock.Waiter {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
-	_, err := c.WaitForWaiter(ctx, func(w clock.Waiter) bool { return w.Kind == clock.KindTimer && w.Duration == d })
-	require.NoError(t, err, "nobody waited on a %v timer; waiting: %v", d, c.Waiters())
+	w, err := c.WaitForWaiter(ctx, func(w clock.Waiter) bool {
+		return w.Kind == clock.KindTimer && w.Duration == d && w.Arming > old.Arming
+	})
+	require.NoError(t, err, "nobody waited on a %v timer armed after #%d; waiting: %v", d, old.Arming, c.Waiters())
+	return w
 }

@@ -104,6 +104,10 @@ func New[T comparable](cfg Config) *Queue[T] {
 func (q *Queue[T]) Add(item T) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.addLocked(item)
+}
+
+func (q *Queue[T]) addLocked(item T) {
 	if q.shuttingDown {
 		q.cfg.Tracer.Printf(narrate.Workqueue, "%s: add %v dropped: shutting down", q.name, item)
 		return

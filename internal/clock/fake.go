@@ -27,6 +27,11 @@ type Waiter struct {
 	Duration time.Duration
 	// Deadline is when it fires next.
 	Deadline time.Time
+	// Arming counts every NewTimer, After, AfterFunc, NewTicker and Reset on
+	// this clock, so a test can tell a timer re-armed with the same duration
+	// from the one it replaced (and so know the code under test has read
+	// the time it armed from).
+	Arming uint64
 }
 
 // Fake is a Clock that moves only when told to. Timers fire, in deadline
@@ -36,6 +41,7 @@ type Fake struct {
 	mu      sync.Mutex
 	now     time.Time
 	waiters []*fakeWaiter
+	armings uint64 // how many waiters were armed: Waiter.Arming
 	// changed is closed and replaced whenever the set of waiters changes,
 	// so BlockUntil-style calls wake up without polling.
 	changed chan struct{}
@@ -48,6 +54,7 @@ type fakeWaiter struct {
 	kind     WaiterKind
 	duration time.Duration
 	deadline time.Time
+	arming   uint64
 	c        chan time.Time
 	fn       func() // KindAfterFunc: called, in a goroutine, instead of sending on c
 }
@@ -104,6 +111,8 @@ func (f *Fake) addWaiter(w *fakeWaiter) *fakeWaiter {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w.deadline = f.now.Add(w.duration)
+	f.armings++
+	w.arming = f.armings
 	if w.duration <= 0 && w.kind != KindTicker {
 		// Like time.NewTimer(0): fires straight away.
 		w.fire(f.now)
@@ -190,7 +199,7 @@ func (f *Fake) Waiters() []Waiter {
 func (f *Fake) snapshotLocked() []Waiter {
 	out := make([]Waiter, 0, len(f.waiters))
 	for _, w := range f.waiters {
-		out = append(out, Waiter{Kind: w.kind, Duration: w.duration, Deadline: w.deadline})
+		out = append(out, Waiter{Kind: w.kind, Duration: w.duration, Deadline: w.deadline, Arming: w.arming})
 	}
 	slices.SortStableFunc(out, func(a, b Waiter) int { return a.Deadline.Compare(b.Deadline) })
 	return out
@@ -273,6 +282,8 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 	active := f.removeLocked(t.w)
 	t.w.duration = d
 	t.w.deadline = f.now.Add(d)
+	f.armings++
+	t.w.arming = f.armings
 	if d <= 0 {
 		t.w.fire(f.now)
 		return active

@@ -44,7 +44,8 @@ func TestFakeTimerStopAndReset(t *testing.T) {
 	assert.False(t, tm.Reset(2*time.Second))
 	w := f.Waiters()
 	require.Len(t, w, 1)
-	assert.Equal(t, Waiter{Kind: KindTimer, Duration: 2 * time.Second, Deadline: epoch.Add(2 * time.Second)}, w[0])
+	assert.Equal(t, Waiter{Kind: KindTimer, Duration: 2 * time.Second, Deadline: epoch.Add(2 * time.Second), Arming: 2}, w[0],
+		"Reset arms it a second time")
 	f.Step(2 * time.Second)
 	<-tm.C()
 
@@ -107,7 +108,7 @@ func TestFakeAfterFuncCallsOnceDueAndCanBeReArmed(t *testing.T) {
 	called := make(chan time.Time, 2)
 	tm := f.AfterFunc(time.Second, func() { called <- f.Now() })
 	assert.Nil(t, tm.C(), "as time.AfterFunc's timer, it has no channel")
-	require.Equal(t, []Waiter{{Kind: KindAfterFunc, Duration: time.Second, Deadline: epoch.Add(time.Second)}}, f.Waiters())
+	require.Equal(t, []Waiter{{Kind: KindAfterFunc, Duration: time.Second, Deadline: epoch.Add(time.Second), Arming: 1}}, f.Waiters())
 
 	// Re-armed before it is due, it waits a whole second again.
 	f.Step(900 * time.Millisecond)
