@@ -108,20 +108,40 @@ func TestRunWorkersRetriesWithBackoffAndForgetsOnSuccess(t *testing.T) {
 	done := make(chan struct{})
 	go func() { RunWorkers(ctx, "test", q, 2, reconcile, nil); close(done) }()
 
+	// safety only turns a hang into a failure (see receive).
+	safety, cancelSafety := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancelSafety()
 	q.Add("ok")
 	q.Add("flaky")
-	assert.Equal(t, "ok", <-succeeded)
+	assert.Equal(t, "ok", receive(safety, t, succeeded, "ok to succeed"))
 	for _, wait := range []time.Duration{5 * time.Millisecond, 10 * time.Millisecond} {
-		_, err := c.WaitForWaiter(ctx, func(w clock.Waiter) bool { return w.Duration == wait })
-		require.NoError(t, err, "retry %v", wait)
+		// The retry's own timer: stepping before it is armed would arm it
+		// from the new time, a whole backoff away, and nothing would retry.
+		_, err := c.WaitForWaiter(safety, func(w clock.Waiter) bool { return w.Kind == clock.KindTimer && w.Duration == wait })
+		require.NoError(t, err, "retry %v; the clock's waiters: %v", wait, c.Waiters())
 		c.Step(wait)
 	}
-	assert.Equal(t, "flaky", <-succeeded)
+	assert.Equal(t, "flaky", receive(safety, t, succeeded, "flaky to succeed at its third attempt"))
 	require.Eventually(t, func() bool { return q.NumRequeues("flaky") == 0 }, 2*time.Minute, time.Millisecond,
 		"success forgets the failures")
 	cancel()
-	<-done
+	receive(safety, t, done, "RunWorkers to return after its context ended")
 	assert.True(t, q.ShuttingDown(), "RunWorkers shuts its queue down")
+}
+
+// receive takes one value from ch, failing the test when ctx (a generous
+// safety timeout, no bound on speed) ends first, so a bug fails the test
+// with a message instead of hanging the package until go test's timeout.
+func receive[T any](ctx context.Context, t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("still waiting for %s: %v", what, ctx.Err())
+		var zero T
+		return zero
+	}
 }
 
 // A controller's whole shape: a handler queues keys, workers reconcile

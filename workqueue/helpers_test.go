@@ -45,3 +45,30 @@ func waitForTimerArmedAfter(t *testing.T, c *clock.Fake, d time.Duration, old cl
 	require.NoError(t, err, "nobody waited on a %v timer armed after #%d; waiting: %v", d, old.Arming, c.Waiters())
 	return w
 }
+
+// getDue takes the next item from a queue whose items arrive when the test
+// steps c, failing after safetyTimeout rather than blocking until go test's
+// own timeout ends the whole package (a Step that fired no timer leaves Get
+// waiting forever). On failure the Get goroutine ends at the test's
+// deferred ShutDown.
+func getDue[T comparable](t *testing.T, q Interface[T], c *clock.Fake) T {
+	t.Helper()
+	type got struct {
+		item     T
+		shutdown bool
+	}
+	ch := make(chan got, 1)
+	go func() {
+		item, shutdown := q.Get()
+		ch <- got{item, shutdown}
+	}()
+	select {
+	case g := <-ch:
+		require.False(t, g.shutdown, "the queue shut down while the test waited for an item")
+		return g.item
+	case <-time.After(safetyTimeout):
+		t.Fatalf("Get still waits after %v: nothing came due; the clock reads %v, its waiters: %v", safetyTimeout, c.Now(), c.Waiters())
+		var zero T
+		return zero
+	}
+}

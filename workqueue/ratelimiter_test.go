@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ func TestRateLimitingQueueBacksOffAndForgets(t *testing.T) {
 		q.AddRateLimited("a")
 		waitForTimer(t, c, wait)
 		c.Step(wait)
-		got, _ := q.Get()
+		got := getDue(t, q, c)
 		assert.Equal(t, "a", got)
 		q.Done(got)
 	}
@@ -87,6 +88,8 @@ func ExampleRateLimitingQueue() {
 	c := clock.NewFake(epoch) // a fake clock, so the example need not sleep
 	q := NewRateLimiting[string](Config{Clock: c}, nil)
 	defer q.ShutDown()
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
+	defer cancel()
 
 	attempts := 0
 	reconcile := func(key string) error {
@@ -110,7 +113,14 @@ func ExampleRateLimitingQueue() {
 		fmt.Println(err, "- retry", q.NumRequeues(key)+1)
 		q.AddRateLimited(key)
 		q.Done(key)
-		c.Step(time.Hour) // let the backoff pass
+		// Let the backoff pass, once the queue has set its timer: a Step
+		// before that would set the timer from the new time, a whole
+		// backoff away, and Get would wait for ever.
+		if err := c.BlockUntilWaiters(ctx, 1); err != nil {
+			fmt.Println("the queue set no timer:", err)
+			return
+		}
+		c.Step(time.Hour)
 	}
 	// Output:
 	// attempt 1: the API said 409 - retry 1

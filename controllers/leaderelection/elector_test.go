@@ -121,7 +121,14 @@ func startCandidate(t *testing.T, s *fakeServer, c clock.Clock, id string, relea
 		defer close(cd.done)
 		cd.err = e.Run(ctx)
 	}()
-	t.Cleanup(func() { cancel(); <-cd.done })
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-cd.done:
+		case <-time.After(2 * time.Minute): // a hang guard only
+			t.Errorf("%s: Run did not return after its context ended", id)
+		}
+	})
 	return cd
 }
 
@@ -150,6 +157,17 @@ func stepUntil(ctx context.Context, t *testing.T, c *clock.Fake, ch <-chan struc
 	}
 }
 
+// waitClosed waits until ch is closed; ctx (testCtx) only turns a hang into
+// a failure naming what never happened.
+func waitClosed(ctx context.Context, t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		t.Fatalf("still waiting for %s: %v", what, ctx.Err())
+	}
+}
+
 // testCtx guards a test against a hang only; nothing here waits on the
 // wall clock.
 func testCtx(t *testing.T) context.Context {
@@ -164,7 +182,7 @@ func TestOneLeaderAndTheOtherTakesOverOnlyAfterTheLeaseExpires(t *testing.T) {
 	c := clock.NewFake(epoch)
 	s := &fakeServer{}
 	a := startCandidate(t, s, c, "a", false)
-	<-a.started // no Lease yet: created at the first try
+	waitClosed(ctx, t, a.started, "a to lead") // no Lease yet: created at the first try
 	assert.Equal(t, "a", s.record().HolderIdentity)
 	assert.Equal(t, 15, s.record().LeaseDurationSeconds, "kube-controller-manager's default")
 
@@ -190,8 +208,8 @@ func TestOneLeaderAndTheOtherTakesOverOnlyAfterTheLeaseExpires(t *testing.T) {
 
 	// a dies without releasing (kill -9): its Lease stops changing.
 	a.cancel()
-	<-a.stopped
-	<-a.done
+	waitClosed(ctx, t, a.stopped, "a's OnStartedLeading to return")
+	waitClosed(ctx, t, a.done, "a's Run to return")
 	require.NoError(t, a.err)
 	killed := c.Now()
 	stepUntil(ctx, t, c, b.started)
@@ -208,11 +226,11 @@ func TestALeaderThatCannotRenewStepsDown(t *testing.T) {
 	c := clock.NewFake(epoch)
 	s := &fakeServer{}
 	a := startCandidate(t, s, c, "a", false)
-	<-a.started
+	waitClosed(ctx, t, a.started, "a to lead")
 	s.setDown(true)
 	down := c.Now()
 	stepUntil(ctx, t, c, a.stopped)
-	<-a.done
+	waitClosed(ctx, t, a.done, "a's Run to return")
 	assert.ErrorIs(t, a.err, ErrLeadershipLost)
 	assert.GreaterOrEqual(t, c.Since(down), DefaultRenewDeadline, "it kept trying for RenewDeadline")
 	assert.Less(t, c.Since(down), DefaultLeaseDuration+DefaultRetryPeriod,
@@ -225,12 +243,12 @@ func TestReleaseOnCancelLetsTheNextLeadWithoutWaiting(t *testing.T) {
 	c := clock.NewFake(epoch)
 	s := &fakeServer{}
 	a := startCandidate(t, s, c, "a", true)
-	<-a.started
+	waitClosed(ctx, t, a.started, "a to lead")
 	b := startCandidate(t, s, c, "b", false)
 	_, err := c.WaitFor(ctx, func(ws []clock.Waiter) bool { return len(ws) == 2 })
 	require.NoError(t, err)
 	a.cancel()
-	<-a.done
+	waitClosed(ctx, t, a.done, "a's Run to return")
 	require.NoError(t, a.err)
 	rec := s.record()
 	assert.Empty(t, rec.HolderIdentity, "released")
