@@ -8,6 +8,10 @@
 // off for 800 ms to 1.6 s" waits until a timer of that length exists, checks
 // it, and steps the clock past it. No test has to guess how long to sleep.
 //
+// Built with -tags slowarming, a Fake is slow to arm and stop timers
+// (slowarming.go), which turns a test that steps the clock too early from a
+// rare hang on a busy machine into a failure on nearly every run.
+//
 // It mirrors k8s.io/utils/clock (Clock, PassiveClock, Timer, Ticker) and its
 // testing.FakeClock, reduced to what listwatch uses.
 package clock

@@ -108,6 +108,7 @@ func (f *Fake) addFunc(d time.Duration, fn func()) *fakeWaiter {
 }
 
 func (f *Fake) addWaiter(w *fakeWaiter) *fakeWaiter {
+	slowArming()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w.deadline = f.now.Add(w.duration)
@@ -273,9 +274,13 @@ type fakeTimer struct{ w *fakeWaiter }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.w.c }
 
-func (t *fakeTimer) Stop() bool { return t.w.clock.remove(t.w) }
+func (t *fakeTimer) Stop() bool {
+	slowArming()
+	return t.w.clock.remove(t.w)
+}
 
 func (t *fakeTimer) Reset(d time.Duration) bool {
+	slowArming()
 	f := t.w.clock
 	f.mu.Lock()
 	defer f.mu.Unlock()
