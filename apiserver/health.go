@@ -75,19 +75,20 @@ func postStartHooks() []string {
 }
 
 // healthEndpointOf says which endpoint path is under, and the rest of the
-// path: "" for the endpoint itself, "/etcd" for one check.
+// path: "" for the endpoint itself, "/etcd" for one check. Every request
+// passes through it on its way to a route, so it builds an endpoint's list
+// of checks only for a health path.
 func healthEndpointOf(path string) (healthEndpoint, string, bool) {
-	for _, e := range []healthEndpoint{
-		{"healthz", kubeAPIServerLivezChecks()},
-		{"livez", kubeAPIServerLivezChecks()},
-		{"readyz", kubeAPIServerReadyzChecks()},
-	} {
-		if path == "/"+e.name {
-			return e, "", true
+	for _, name := range [...]string{"healthz", "livez", "readyz"} {
+		rest, ok := strings.CutPrefix(path, "/"+name)
+		if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+			continue
 		}
-		if rest, ok := strings.CutPrefix(path, "/"+e.name); ok && strings.HasPrefix(rest, "/") {
-			return e, rest, true
+		checks := kubeAPIServerLivezChecks()
+		if name == "readyz" {
+			checks = kubeAPIServerReadyzChecks()
 		}
+		return healthEndpoint{name, checks}, rest, true
 	}
 	return healthEndpoint{}, "", false
 }
