@@ -16,11 +16,11 @@ import (
 // little different, so each is a real write) from c.writers writers. What
 // matters is the server's RSS: each version lives on in the store's history
 // and the watch cache's ring until a budget in bytes drops it.
-func puts(ctx context.Context, base string, c config) (report, error) {
+func puts(ctx context.Context, t *target, c config) (report, error) {
 	rep := report{scenario: fmt.Sprintf("puts: %d PUTs of a %d B ConfigMap from %d writers", c.puts, c.putSize, c.writers)}
 	name := "big-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	coll := base + "/api/v1/namespaces/default/configmaps"
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.writers}}
+	coll := t.base + "/api/v1/namespaces/default/configmaps"
+	client := t.client(func(tr *http.Transport) { tr.MaxIdleConnsPerHost = c.writers })
 	defer client.CloseIdleConnections()
 	if code := post(ctx, client, coll, configMapJSON(name, c.putSize)); code != http.StatusCreated {
 		return rep, fmt.Errorf("creating %s: status %d", name, code)
@@ -59,26 +59,32 @@ func puts(ctx context.Context, base string, c config) (report, error) {
 // them at once, while one client GETs a single object every 50 ms. The
 // server must keep its peak RSS bounded (each LIST streams; past the
 // in-flight limit a LIST is answered 429) and keep answering small GETs.
-func lists(ctx context.Context, base string, c config) (report, error) {
+// Each LIST is a consistent one (no resourceVersion), on a connection of
+// its own, and asks for gzip when c.gzip is set, as client-go does.
+func lists(ctx context.Context, t *target, c config, proc *procWatch) (report, error) {
 	rep := report{scenario: fmt.Sprintf("lists: %d parallel LISTs of %d × %d B", c.lists, c.objects, c.size)}
 	ns := "default"
-	coll := base + "/api/v1/namespaces/" + ns + "/configmaps"
+	coll := t.base + "/api/v1/namespaces/" + ns + "/configmaps"
 	run := "b" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	fill := c
 	fill.writes, fill.writers = c.objects, max(c.writers, 8)
 	start := time.Now()
-	codes := writeAll(ctx, coll, fill, func(i int) []byte { return configMapJSON(run+"-"+strconv.Itoa(i), c.size) }, nil)
+	codes := writeAll(ctx, t, coll, fill, func(i int) []byte { return configMapJSON(run+"-"+strconv.Itoa(i), c.size) }, nil)
 	rep.addf("created: %v in %v", codes, time.Since(start).Round(time.Millisecond))
+	rep.addf("load average before the LISTs: %s", loadAverage())
+	if before := proc.mark(); before > 0 {
+		rep.addf("server RSS just before the LISTs: %.0f MiB (the peak below is theirs)", float64(before)/(1<<20))
+	}
 
 	var small histogram
 	smallCtx, stopSmall := context.WithCancel(ctx)
 	smallDone := make(chan struct{})
 	go func() {
 		defer close(smallDone)
-		client := &http.Client{Transport: &http.Transport{}}
+		client := t.client(nil)
 		defer client.CloseIdleConnections()
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
 		for {
 			s := time.Now()
 			if send(smallCtx, client, http.MethodGet, coll+"/"+run+"-0", nil) == http.StatusOK {
@@ -87,7 +93,7 @@ func lists(ctx context.Context, base string, c config) (report, error) {
 			select {
 			case <-smallCtx.Done():
 				return
-			case <-t.C:
+			case <-tick.C:
 			}
 		}
 	}()
@@ -102,7 +108,7 @@ func lists(ctx context.Context, base string, c config) (report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+			client := t.client(func(tr *http.Transport) { tr.DisableCompression = !c.gzip })
 			defer client.CloseIdleConnections()
 			s := time.Now()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, coll, nil)
@@ -128,6 +134,7 @@ func lists(ctx context.Context, base string, c config) (report, error) {
 	rep.addf("LISTs: %v in %v, %.0f MiB read", listCodes, time.Since(start).Round(time.Millisecond), float64(bytesRead)/(1<<20))
 	rep.addf("LIST duration (200s): %s", listTime.summary())
 	rep.addf("small GETs meanwhile: %s", small.summary())
+	rep.addf("load average after the LISTs: %s", loadAverage())
 	return rep, ctx.Err()
 }
 

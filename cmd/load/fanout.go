@@ -22,19 +22,19 @@ import (
 // deliveries per second, write-to-receive latency (from just before the
 // POST to the moment a watcher read the event), /healthz latency
 // throughout, and the server's CPU per delivery.
-func fanout(ctx context.Context, base string, c config) (report, error) {
+func fanout(ctx context.Context, t *target, c config) (report, error) {
 	rep := report{scenario: fmt.Sprintf("fanout: %d watchers, %d creates of %d B from %d writers", c.watchers, c.writes, c.size, c.writers)}
 	run := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	prefix := []byte(`"name":"l` + run + `-`)
-	coll := base + "/api/v1/namespaces/default/configmaps"
+	coll := t.base + "/api/v1/namespaces/default/configmaps"
 
-	rv, err := listRevision(ctx, coll)
+	rv, err := listRevision(ctx, t.client(nil), coll)
 	if err != nil {
 		return rep, err
 	}
 	watchCtx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
-	watchClient := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: -1}}
+	watchClient := t.client(func(tr *http.Transport) { tr.DisableCompression, tr.MaxIdleConnsPerHost = true, -1 })
 	defer watchClient.CloseIdleConnections()
 
 	start := time.Now()
@@ -47,11 +47,11 @@ func fanout(ctx context.Context, base string, c config) (report, error) {
 	var health histogram
 	healthCtx, stopHealth := context.WithCancel(ctx)
 	healthDone := make(chan struct{})
-	go func() { defer close(healthDone); probeHealth(healthCtx, base, &health) }()
+	go func() { defer close(healthDone); probeHealth(healthCtx, t, &health) }()
 
 	writeStart := time.Now()
 	var answered histogram // from just before the POST to its answer
-	codes := writeAll(ctx, coll, c, func(i int) []byte {
+	codes := writeAll(ctx, t, coll, c, func(i int) []byte {
 		w.sentAt[i].Store(int64(time.Since(start)))
 		return configMapJSON("l"+run+"-"+strconv.Itoa(i), c.size)
 	}, func(i int) {
@@ -147,9 +147,10 @@ func (w *fanoutWatchers) open(watchCtx context.Context, watchClient *http.Client
 }
 
 // listRevision is the collection's current resourceVersion.
-func listRevision(ctx context.Context, coll string) (string, error) {
+func listRevision(ctx context.Context, client *http.Client, coll string) (string, error) {
+	defer client.CloseIdleConnections()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, coll+"?limit=1", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return "", err
 	}
@@ -215,8 +216,8 @@ func readWatch(body io.Reader, prefix []byte, seen func(int)) int {
 // the i-th (and records when it was sent), and answered(i), if not nil,
 // is called once it is answered. A 429 is retried after its Retry-After.
 // It returns the count of each final status code.
-func writeAll(ctx context.Context, coll string, c config, body func(i int) []byte, answered func(i int)) map[int]int {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.writers}}
+func writeAll(ctx context.Context, t *target, coll string, c config, body func(i int) []byte, answered func(i int)) map[int]int {
+	client := t.client(func(tr *http.Transport) { tr.MaxIdleConnsPerHost = c.writers })
 	defer client.CloseIdleConnections()
 	var next atomic.Int64
 	var mu sync.Mutex
@@ -292,14 +293,15 @@ func configMapJSON(name string, size int) []byte {
 
 // probeHealth GETs /healthz every 100 ms on a connection of its own until
 // ctx ends, recording how long each answer took.
-func probeHealth(ctx context.Context, base string, h *histogram) {
-	client := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+func probeHealth(ctx context.Context, t *target, h *histogram) {
+	client := t.client(nil)
+	client.Timeout = 30 * time.Second
 	defer client.CloseIdleConnections()
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		start := time.Now()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.base+"/healthz", nil)
 		if resp, err := client.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -308,7 +310,7 @@ func probeHealth(ctx context.Context, base string, h *histogram) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-tick.C:
 		}
 	}
 }

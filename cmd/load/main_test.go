@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +25,9 @@ func TestFlagsAreBounded(t *testing.T) {
 		{"-url", "http://127.0.0.1:1", "-put-size", "4000000"},
 		{"-url", "http://192.0.2.1:8080"}, // not loopback
 		{"-url", "http://127.0.0.1:1", "-scenario", "nope"},
+		{"-url", "http://127.0.0.1:1", "-kubeconfig", "x"}, // two servers
+		{"-url", "http://127.0.0.1:1", "-scenario", "storm", "-informers", "1001"},
+		{"-url", "http://127.0.0.1:1", "-scenario", "storm", "-mode", "nope"},
 	} {
 		assert.Error(t, run(context.Background(), args, io.Discard, io.Discard), "%v", args)
 	}
@@ -68,4 +73,50 @@ func TestFloodSmall(t *testing.T) {
 	assert.Contains(t, out.String(), "watches: 200 × 3, 429 × 27, failed × 0")
 	assert.Contains(t, out.String(), "refused watches whose connection the server closed: 27 of 27")
 	assert.Regexp(t, `/healthz during the flood and 0s after: 200 × \d+, failed × 0`, out.String())
+}
+
+// A small storm against an in-process server, in both modes: every
+// informer syncs with every object, by a LIST and by a watch-list.
+func TestStormSmall(t *testing.T) {
+	t.Cleanup(leakcheck.Check(t))
+	srv, err := apiserver.Start(context.Background(), apiserver.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
+		defer cancel()
+		require.NoError(t, srv.Stop(ctx))
+	})
+	for i, mode := range []string{"list", "watchlist"} {
+		var out bytes.Buffer
+		// The first run fills the namespace; the second uses what it holds.
+		args := []string{"-url", srv.URL(), "-scenario", "storm", "-mode", mode, "-informers", "6",
+			"-objects", "40", "-size", "100", "-fill=" + strconv.FormatBool(i == 0), "-timeout", "2m"}
+		require.NoError(t, run(context.Background(), args, &out, io.Discard), out.String())
+		t.Log(out.String())
+		assert.Contains(t, out.String(), "namespace sync-storm holds 40 ConfigMaps")
+		assert.Contains(t, out.String(), "synced: 6 of 6 with every object (0 never synced, 0 with a wrong count)")
+		assert.Contains(t, out.String(), "failed attempts, each retried after a backoff: 0,")
+	}
+}
+
+// A mark split between two reads is counted once, whatever the size of
+// the reads.
+func TestMarkCounterCountsAcrossPieces(t *testing.T) {
+	text := strings.Repeat(`{"metadata":{"name":"storm-000001"}},`, 50)
+	for _, piece := range []int{1, 3, 7, 13, 64, len(text)} {
+		m := newMarkCounter(stormNameMark)
+		for i := 0; i < len(text); i += piece {
+			m.feed([]byte(text[i:min(i+piece, len(text))]))
+		}
+		assert.Equal(t, 50, m.n, "pieces of %d bytes", piece)
+	}
+}
+
+func TestParseListHead(t *testing.T) {
+	head := []byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"42","continue":"abc"},"items":[{"metadata":{"name":"storm-0000`)
+	m, err := parseListHead(head)
+	require.NoError(t, err)
+	assert.Equal(t, listHead{ResourceVersion: "42", Continue: "abc"}, m)
+	_, err = parseListHead([]byte(`{"kind":"ConfigMapList","items":[`))
+	assert.Error(t, err)
 }

@@ -65,6 +65,27 @@ func (p *procWatch) stop() {
 	p.wg.Wait()
 }
 
+// mark starts the peak and the CPU time over: it returns the RSS now,
+// which becomes the peak so far, so that a scenario's set-up (filling the
+// server) does not count in what it measures. 0 when the RSS is not known.
+func (p *procWatch) mark() int64 {
+	if p.pid <= 0 {
+		return 0
+	}
+	rss, ok := rssBytes(p.pid)
+	if !ok {
+		return 0
+	}
+	cpu, cpuOK := cpuTime(p.pid)
+	p.mu.Lock()
+	p.peakRSS = rss
+	if cpuOK {
+		p.startCPU = cpu
+	}
+	p.mu.Unlock()
+	return rss
+}
+
 // snapshot is the CPU used since the start and the RSS peak so far.
 func (p *procWatch) snapshot() procStats {
 	if p.pid <= 0 {

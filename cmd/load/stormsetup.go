@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ensureNamespace creates namespace ns unless it exists.
+func ensureNamespace(ctx context.Context, t *target, ns string) error {
+	client := t.client(nil)
+	defer client.CloseIdleConnections()
+	body := []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + ns + `"}}`)
+	switch code := post(ctx, client, t.base+"/api/v1/namespaces", body); code {
+	case http.StatusCreated, http.StatusConflict:
+		return nil
+	default:
+		return fmt.Errorf("creating namespace %s: status %d", ns, code)
+	}
+}
+
+// stormConfigMap is the i-th storm object: a ConfigMap whose one value is
+// size letters and digits drawn at random (seeded by i), so that it
+// compresses about as little as base64 does rather than to nothing, as
+// a repeated letter would when the server gzips a response.
+func stormConfigMap(i, size int) []byte {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+	data := make([]byte, size)
+	for j := range data {
+		data[j] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"storm-%06d"},"data":{"d":"%s"}}`, i, data))
+}
+
+// countObjects is how many objects the collection holds now: a consistent
+// LIST of one item, plus the remainingItemCount the server gives with it.
+func countObjects(ctx context.Context, t *target, coll string) (int, error) {
+	client := t.client(nil)
+	defer client.CloseIdleConnections()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, coll+"?limit=1", nil)
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var l struct {
+		Metadata struct {
+			RemainingItemCount *int64 `json:"remainingItemCount"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil || resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("counting %s: %d %v", coll, resp.StatusCode, err)
+	}
+	n := len(l.Items)
+	if l.Metadata.RemainingItemCount != nil {
+		n += int(*l.Metadata.RemainingItemCount)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s is empty: run with -fill", coll)
+	}
+	return n, nil
+}
+
+// markCounter counts a mark in a stream fed to it in pieces, including
+// the occurrences split between two pieces.
+type markCounter struct {
+	mark []byte
+	tail []byte // the last len(mark)-1 bytes fed
+	n    int
+}
+
+func newMarkCounter(mark string) *markCounter { return &markCounter{mark: []byte(mark)} }
+
+func (m *markCounter) feed(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	keep := len(m.mark) - 1
+	// An occurrence split between the pieces lies within the tail and the
+	// first keep bytes of b; one wholly inside either is counted apart.
+	join := append(m.tail[:len(m.tail):len(m.tail)], b[:min(len(b), keep)]...)
+	m.n += bytes.Count(join, m.mark) + bytes.Count(b, m.mark)
+	if len(b) >= keep {
+		m.tail = append(m.tail[:0], b[len(b)-keep:]...)
+	} else {
+		m.tail = append(m.tail[:0], join[max(0, len(join)-keep):]...)
+	}
+}
+
+// durationsSummary is the median, the 99th percentile and the longest of
+// ds, which are few enough to sort (the histogram's buckets stop at a
+// minute, and a storm's informers can take longer).
+func durationsSummary(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(q float64) time.Duration { return s[min(len(s)-1, int(float64(len(s))*q))] }
+	return fmt.Sprintf("p50 %v, p99 %v, max %v (%d informers)", at(0.5).Round(time.Millisecond),
+		at(0.99).Round(time.Millisecond), s[len(s)-1].Round(time.Millisecond), len(s))
+}
+
+// loadAverage is the first three fields of /proc/loadavg (Linux), or
+// "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
