@@ -37,15 +37,9 @@ func TestFlagsAreBounded(t *testing.T) {
 // watcher and the report says so.
 func TestFanoutSmall(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
-	srv, err := apiserver.Start(context.Background(), apiserver.Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
-		defer cancel()
-		require.NoError(t, srv.Stop(ctx))
-	})
+	srv := startServerInProcess(t, apiserver.Config{})
 	var out bytes.Buffer
-	err = run(context.Background(), []string{"-url", srv.URL(), "-scenario", "fanout", "-watchers", "20", "-writes", "10", "-timeout", "1m"}, &out, io.Discard)
+	err := run(context.Background(), []string{"-url", srv.URL(), "-scenario", "fanout", "-watchers", "20", "-writes", "10", "-timeout", "1m"}, &out, io.Discard)
 	require.NoError(t, err, out.String())
 	assert.Contains(t, out.String(), "deliveries: 200 of 200")
 	assert.Contains(t, out.String(), "watchers closed before receiving everything: 0")
@@ -59,15 +53,9 @@ func TestFanoutSmall(t *testing.T) {
 // are answered 200.
 func TestFloodSmall(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
-	srv, err := apiserver.Start(context.Background(), apiserver.Config{MaxWatches: 3, MaxConnections: 8})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
-		defer cancel()
-		require.NoError(t, srv.Stop(ctx))
-	})
+	srv := startServerInProcess(t, apiserver.Config{MaxWatches: 3, MaxConnections: 8})
 	var out bytes.Buffer
-	err = run(context.Background(), []string{"-url", srv.URL(), "-scenario", "flood", "-watchers", "30", "-batch", "2", "-hold", "0s", "-timeout", "5m"}, &out, io.Discard)
+	err := run(context.Background(), []string{"-url", srv.URL(), "-scenario", "flood", "-watchers", "30", "-batch", "2", "-hold", "0s", "-timeout", "5m"}, &out, io.Discard)
 	require.NoError(t, err, out.String())
 	t.Log(out.String())
 	assert.Contains(t, out.String(), "watches: 200 × 3, 429 × 27, failed × 0")
@@ -79,13 +67,7 @@ func TestFloodSmall(t *testing.T) {
 // informer syncs with every object, by a LIST and by a watch-list.
 func TestStormSmall(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
-	srv, err := apiserver.Start(context.Background(), apiserver.Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
-		defer cancel()
-		require.NoError(t, srv.Stop(ctx))
-	})
+	srv := startServerInProcess(t, apiserver.Config{})
 	for i, mode := range []string{"list", "watchlist"} {
 		var out bytes.Buffer
 		// The first run fills the namespace; the second uses what it holds.
@@ -119,4 +101,18 @@ func TestParseListHead(t *testing.T) {
 	assert.Equal(t, listHead{ResourceVersion: "42", Continue: "abc"}, m)
 	_, err = parseListHead([]byte(`{"kind":"ConfigMapList","items":[`))
 	assert.Error(t, err)
+}
+
+// startServerInProcess starts an apiserver in the test's process and stops
+// it when the test ends.
+func startServerInProcess(t *testing.T, cfg apiserver.Config) *apiserver.Server {
+	t.Helper()
+	srv, err := apiserver.Start(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only a hang gets near it
+		defer cancel()
+		require.NoError(t, srv.Stop(ctx))
+	})
+	return srv
 }
