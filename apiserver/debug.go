@@ -115,6 +115,9 @@ func (s *Server) debugView() debugView {
 		v.Requests[verb] = n.Load()
 	}
 	for _, e := range s.registry.Entries() {
+		if e.Cacher == nil {
+			continue // not watch-cached
+		}
 		st := e.Cacher.Stats()
 		if st.Watchers == nil {
 			st.Watchers = []cacher.WatcherStat{}

@@ -210,6 +210,9 @@ func (s *Server) init(ctx context.Context) error {
 		return fmt.Errorf("apiserver: %w", err)
 	}
 	for _, e := range s.registry.Entries() {
+		if e.NotWatchCached {
+			continue // served straight from the store (registry.Resource)
+		}
 		c, err := s.newCacher(e.Resource)
 		if err != nil {
 			return err
@@ -291,8 +294,11 @@ func (s *Server) stop(ctx context.Context) error {
 	// Ending the watch caches ends every watcher: each watch response is
 	// finished cleanly by its writer, so its connection becomes idle.
 	for _, e := range s.registry.Entries() {
-		e.Cacher.Stop()
+		if e.Cacher != nil {
+			e.Cacher.Stop()
+		}
 	}
+	s.handlers.StopStoreWatches()
 	// A frozen (stalled HTTP/2) connection would never finish; nothing
 	// else ends it.
 	s.conns.ResetFrozen()

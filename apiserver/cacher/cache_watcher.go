@@ -317,24 +317,7 @@ func (w *CacheWatcher) end(err error) bool {
 }
 
 // matches reports whether obj is in the watch's namespace and selectors.
-func (w *CacheWatcher) matches(obj *api.Object) bool {
-	if obj == nil {
-		return false
-	}
-	if w.opts.Namespace != "" && obj.Metadata.Namespace != w.opts.Namespace {
-		return false
-	}
-	if !w.opts.Label.Empty() && !w.opts.Label.Matches(obj.Metadata.Labels) {
-		return false
-	}
-	if !w.opts.Field.Empty() {
-		if w.opts.FieldMatch != nil {
-			return w.opts.FieldMatch(obj)
-		}
-		return w.opts.Field.MatchesObject(obj)
-	}
-	return true
-}
+func (w *CacheWatcher) matches(obj *api.Object) bool { return w.opts.Matches(obj) }
 
 // classify decides which frame, if any, this watcher gets for e, from
 // whether the object matches now and matched before (Kubernetes'

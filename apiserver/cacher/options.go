@@ -133,3 +133,30 @@ type WatchOptions struct {
 	// watch there by the exact request it sent.
 	Request string
 }
+
+// Matches reports whether obj is in the watch's namespace and selectors
+// (Kubernetes' SelectionPredicate.Matches); a nil obj never is.
+func (o *WatchOptions) Matches(obj *api.Object) bool {
+	if obj == nil {
+		return false
+	}
+	if o.Namespace != "" && obj.Metadata.Namespace != o.Namespace {
+		return false
+	}
+	if !o.Label.Empty() && !o.Label.Matches(obj.Metadata.Labels) {
+		return false
+	}
+	if !o.Field.Empty() {
+		if o.FieldMatch != nil {
+			return o.FieldMatch(obj)
+		}
+		return o.Field.MatchesObject(obj)
+	}
+	return true
+}
+
+// MatchesEverything reports whether the watch selects every object of its
+// resource: no namespace, labels or fields to match.
+func (o *WatchOptions) MatchesEverything() bool {
+	return o.Namespace == "" && o.Label.Empty() && o.Field.Empty()
+}

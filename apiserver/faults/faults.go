@@ -146,12 +146,16 @@ func (f *Faults) KillWatchStreams() int {
 }
 
 // killWatchers ends every watcher of every watch cache with
-// cacher.ErrKilled: its writer drops it abruptly.
+// cacher.ErrKilled: its writer drops it abruptly. (The watches of a
+// resource that is not watch-cached, Events, are store watches of their
+// own and are not killed.)
 func (f *Faults) killWatchers() int {
 	entries := f.reg.Entries()
 	caches := make([]*cacher.Cacher, 0, len(entries))
 	for _, e := range entries {
-		caches = append(caches, e.Cacher)
+		if e.Cacher != nil {
+			caches = append(caches, e.Cacher)
+		}
 	}
 	return cacher.KillAll(caches)
 }

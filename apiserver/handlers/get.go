@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -20,10 +21,17 @@ import (
 func (h *Handlers) serveGet(w http.ResponseWriter, r *http.Request, ri RequestInfo, out negotiation.Output) {
 	if rv := r.URL.Query().Get("resourceVersion"); rv != "" {
 		n, err := parseResourceVersion(rv)
-		if err == nil && ri.Entry.Cacher != nil {
+		switch {
+		case err != nil:
+		case ri.Entry.Cacher != nil:
 			// Not older than rv: wait for the cache to get there (504 after
 			// 3 s, like a list), then the store's state is new enough.
 			err = ri.Entry.Cacher.WaitFresh(r.Context(), n)
+		default:
+			// Not watch-cached: the store's state is read now, and one
+			// older than rv is 504 at once (etcd3 store.Get,
+			// validateMinimumResourceVersion).
+			err = h.notOlderThan(r.Context(), n)
 		}
 		if err != nil {
 			negotiation.WriteError(w, r, err)
@@ -48,4 +56,14 @@ func (h *Handlers) serveGet(w http.ResponseWriter, r *http.Request, ri RequestIn
 		return
 	}
 	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, obj))
+}
+
+// notOlderThan is 504 Too large resource version when the store has not
+// reached revision rv.
+func (h *Handlers) notOlderThan(ctx context.Context, rv int64) error {
+	cur, err := h.store.CurrentRevision(ctx)
+	if err == nil && cur < rv {
+		err = api.NewTooLargeResourceVersion(uint64(rv), uint64(cur), 0)
+	}
+	return err
 }

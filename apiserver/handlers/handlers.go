@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
+	"sync/atomic"
 
 	"listwatch/api"
 	"listwatch/apiserver/negotiation"
@@ -25,19 +27,31 @@ type Handlers struct {
 	protobufWatch *watchserver.Encoding
 	// bigLists are the seats big LISTs take turns in (listseats.go).
 	bigLists *listSeats
+	// storeWatches numbers the watches of resources that are not
+	// watch-cached (watch.go); stopping ends them (StopStoreWatches).
+	storeWatches     atomic.Int64
+	stopping         context.Context
+	stopStoreWatches context.CancelFunc
 }
 
 // New returns the handlers of the resources in reg over st; watches are
 // served by ws.
 func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
 	frames := negotiation.NewProtobufWatchFrames(protobufFramesRemembered)
+	stopping, stop := context.WithCancel(context.Background())
 	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer, bigLists: newListSeats(),
+		stopping: stopping, stopStoreWatches: stop,
 		protobufWatch: &watchserver.Encoding{
 			ContentType: negotiation.ProtobufWatchContentType,
 			Binary:      true,
 			NewFrame:    func() func([]byte) []byte { return frames.Frame },
 		}}
 }
+
+// StopStoreWatches ends, cleanly, every watch of a resource that is not
+// watch-cached, and refuses new ones: the server is stopping. (Stopping
+// the watch caches does the same for every other watch.)
+func (h *Handlers) StopStoreWatches() { h.stopStoreWatches() }
 
 // protobufFramesRemembered is how many re-encoded watch frames are kept:
 // enough for a burst of events that every protobuf watch of a resource is

@@ -36,6 +36,10 @@ import (
 // CacheDelegator.GetList; docs/03-apiserver-and-watch-cache.md). The
 // answers are the same; here the store does the work.
 //
+// A resource that is not watch-cached (Events) has no cache to answer the
+// other rows either: its store answers them too, with the current state,
+// paged, and a 504 for a resourceVersion it has not reached (listNotCached).
+//
 // Kubernetes: handlers/get.go ListResource, registry/generic/registry/store.go
 // List, storage/cacher GetList, storage/etcd3 store.GetList.
 
@@ -122,11 +126,31 @@ func (h *Handlers) list(ctx context.Context, ri RequestInfo, p listParams) (*lis
 	if exact {
 		return h.listStore(ctx, ri, p, rv, "")
 	}
+	if ri.Entry.Cacher == nil {
+		return h.listNotCached(ctx, ri, p, rv)
+	}
 	items, at, err := ri.Entry.Cacher.List(ctx, rv, p.matcher(ri.Namespace))
 	if err != nil {
 		return nil, err
 	}
 	return &listResult{items: items, meta: api.ListMeta{ResourceVersion: strconv.FormatInt(at, 10)}, from: "cache"}, nil
+}
+
+// listNotCached is a list "not older than" rv of a resource that is not
+// watch-cached: kube-apiserver's etcd3 storage reads etcd's current state
+// (paged, where the watch cache would ignore the limit) and refuses one
+// older than rv with 504 "Too large resource version"
+// (k8s.io/apiserver v0.37.2 pkg/storage/etcd3/store.go GetList,
+// validateMinimumResourceVersion).
+func (h *Handlers) listNotCached(ctx context.Context, ri RequestInfo, p listParams, rv int64) (*listResult, error) {
+	lr, err := h.listStore(ctx, ri, p, 0, "")
+	if err != nil {
+		return nil, err
+	}
+	if cur, _ := strconv.ParseInt(lr.meta.ResourceVersion, 10, 64); cur < rv {
+		return nil, api.NewTooLargeResourceVersion(uint64(rv), uint64(cur), 0)
+	}
+	return lr, nil
 }
 
 // listStore reads one page from the store at revision (0: current),

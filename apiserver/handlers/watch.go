@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"listwatch/apiserver/cacher"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/storagewatch"
 	"listwatch/apiserver/watchserver"
 )
 
@@ -36,8 +38,28 @@ func (h *Handlers) serveWatch(w http.ResponseWriter, r *http.Request, ri Request
 		opts.ResourceVersion, opts.RVSet = rv, true
 	}
 	timeout := watchTimeout(p.timeoutSeconds)
-	h.watch.Serve(w, r, watchserver.Request{Cacher: ri.Entry.Cacher, Options: opts, Timeout: timeout,
+	h.watch.Serve(w, r, watchserver.Request{Source: h.watchSource(ri), Options: opts, Timeout: timeout,
 		Resource: ri.Entry.Name, Namespace: ri.Namespace, Encoding: h.watchEncoding(ri.Entry.Resource, out)})
+}
+
+// watchSource is where the watch's frames come from: the resource's watch
+// cache, or for a resource that is not watch-cached (Events) a watch of
+// the store of its own, as kube-apiserver's undecorated storage watches
+// etcd (registry.Resource.NotWatchCached, package storagewatch).
+func (h *Handlers) watchSource(ri RequestInfo) watchserver.Source {
+	if ri.Entry.Cacher != nil {
+		return watchserver.FromCache(ri.Entry.Cacher)
+	}
+	res := ri.Entry.Resource
+	return func(ctx context.Context, opts cacher.WatchOptions) (watchserver.Watcher, error) {
+		sw, err := storagewatch.Start(ctx, storagewatch.Config{Store: h.store,
+			Prefix: res.CollectionPrefix(ri.Namespace), Kind: res.Kind, APIVersion: res.APIVersion(),
+			ID: h.storeWatches.Add(1), Stopping: h.stopping}, opts)
+		if err != nil {
+			return nil, err
+		}
+		return sw, nil
+	}
 }
 
 // defaultSendInitialEvents is the watch's sendInitialEvents as

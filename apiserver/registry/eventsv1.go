@@ -28,5 +28,7 @@ func eventsV1() *Resource {
 		ValidateName:  validateDNS1123Subdomain,
 		StoragePrefix: "/registry/events.k8s.io/events/",
 		OwnColumns:    eventColumnsOf(eventsV1Fields),
+		// Not cached either (DefaultWatchCacheSizes).
+		NotWatchCached: true,
 	}
 }

@@ -76,6 +76,16 @@ type Resource struct {
 	// decoded (pkg/apis/<group>/v1/defaults.go), before anything compares
 	// or validates it.
 	Default func(obj *api.Object) error
+	// NotWatchCached: the resource has no watch cache. Each of its watches
+	// is a store watch of its own (package storagewatch) and its lists
+	// read the store. kube-apiserver 1.37.2 serves Events so:
+	// DefaultWatchCacheSizes (pkg/kubeapiserver/default_storage_factory_builder.go)
+	// sets the watch cache size of "events" and "events.k8s.io/events" to
+	// 0, and StorageFactoryRestOptionsFactory.GetRESTOptions
+	// (k8s.io/apiserver pkg/server/options/etcd.go) then builds their
+	// storage with generic.UndecoratedStorage, not StorageWithCacher.
+	// Every other built-in kind, and every custom resource, is cached.
+	NotWatchCached bool
 	// StoragePrefix, if set, replaces /registry/<resource>/ as the store
 	// prefix (see eventsV1).
 	StoragePrefix string
@@ -198,8 +208,9 @@ func coreV1() []*Resource {
 			Version: "v1", Name: "events", SingularName: "event",
 			Kind: "Event", ListKind: "EventList", ShortNames: []string{"ev"},
 			Namespaced: true, Verbs: AllVerbs,
-			ValidateName: validateDNS1123Subdomain,
-			OwnColumns:   eventColumns,
+			ValidateName:   validateDNS1123Subdomain,
+			OwnColumns:     eventColumns,
+			NotWatchCached: true,
 		},
 		{
 			Version: "v1", Name: "serviceaccounts", SingularName: "serviceaccount",

@@ -113,7 +113,7 @@ func swBenchHandler(s *store.Store, c *cacher.Cacher) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/watch", func(w http.ResponseWriter, r *http.Request) {
 		opts := cacher.WatchOptions{SendInitialEvents: new(bool)}
-		ws.Serve(w, r, Request{Cacher: c, Options: opts, Timeout: time.Hour})
+		ws.Serve(w, r, Request{Source: FromCache(c), Options: opts, Timeout: time.Hour})
 	})
 	mux.HandleFunc("/create", func(w http.ResponseWriter, r *http.Request) {
 		// A create as the REST layer does it: decode, store, answer 201

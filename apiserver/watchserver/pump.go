@@ -19,7 +19,7 @@ import (
 // watch is one watch being served: its cache watcher and what ends it.
 type watch struct {
 	id      int64
-	watcher *cacher.CacheWatcher
+	watcher Watcher
 	// timeout ends the response cleanly (the client sees the end) once it
 	// passes: ?timeoutSeconds exactly, or the server's randomised default.
 	timeout time.Duration

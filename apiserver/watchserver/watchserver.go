@@ -70,8 +70,9 @@ func (s *Server) Counts() (started, ended int64) { return s.started.Load(), s.en
 // Request is one watch request, its query already parsed and checked by
 // the REST layer (handlers/watch.go).
 type Request struct {
-	// Cacher is the watch cache of the watched resource.
-	Cacher *cacher.Cacher
+	// Source opens the watch: the resource's watch cache (FromCache), or
+	// a store watch for a resource that is not watch-cached (source.go).
+	Source Source
 	// Options are the watch cache's options from the query; Serve fills in
 	// Deadline and Description.
 	Options cacher.WatchOptions
@@ -102,8 +103,10 @@ type Encoding struct {
 // Serve serves one watch request, in the order a watch lives:
 //
 //  1. the deadline: ?timeoutSeconds, or the randomised default;
-//  2. a cache watcher: registered with the watch cache, which from now on
-//     queues this watch's frames, encoded once for every watcher;
+//  2. a watcher: registered with the watch cache, which from now on
+//     queues this watch's frames, encoded once for every watcher (or a
+//     store watch of its own, for a resource that is not watch-cached:
+//     source.go);
 //  3. a writer for the transport: a websocket (websocket.go), the bare
 //     HTTP/1.1 connection taken over from net/http (chunked.go), one
 //     HTTP/2 stream (h2.go), or net/http's ResponseWriter (stream.go);
@@ -192,7 +195,7 @@ func (s *Server) openWatch(w http.ResponseWriter, r *http.Request, req Request, 
 	conn := serving.FromContext(r.Context())
 	ctx, cancel := context.WithCancel(s.cfg.Context)
 	stopReq = context.AfterFunc(r.Context(), cancel)
-	cw, err := req.Cacher.Watch(ctx, opts)
+	cw, err := req.Source(ctx, opts)
 	if err != nil {
 		stopReq()
 		cancel()
@@ -248,7 +251,7 @@ func (s *Server) Timeout(requested time.Duration) time.Duration {
 }
 
 // newWatch is the state of one watch the pump needs.
-func (s *Server) newWatch(cw *cacher.CacheWatcher, timeout time.Duration, req Request, r *http.Request, conn *serving.Conn) *watch {
+func (s *Server) newWatch(cw Watcher, timeout time.Duration, req Request, r *http.Request, conn *serving.Conn) *watch {
 	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer,
 		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
 		userAgent: r.UserAgent(), remoteAddr: r.RemoteAddr, started: time.Now(), contentType: headerJSON}

@@ -102,7 +102,7 @@ func (e *swEnv) handle(w http.ResponseWriter, r *http.Request) {
 		timeout, _ = time.ParseDuration(s)
 	}
 	// No Detach: the whole watch runs in the handler, which the tests count.
-	New(Config{Faults: swFaults{stall: e.stall}}).Serve(w, r, Request{Cacher: e.c, Options: opts, Timeout: timeout})
+	New(Config{Faults: swFaults{stall: e.stall}}).Serve(w, r, Request{Source: FromCache(e.c), Options: opts, Timeout: timeout})
 }
 
 // safetyTimeout only turns a hang into a failure. It is no bound on how fast
