@@ -1,0 +1,33 @@
+// Package controllerruntime proves that an operator built the way most
+// are, with sigs.k8s.io/controller-runtime (the library under kubebuilder
+// and operator-sdk), runs unmodified on listwatch's apiserver.
+//
+// It is a separate Go module (listwatch/controllerruntime) because
+// controller-runtime brings k8s.io/apiextensions-apiserver, zap, fsnotify
+// and its envtest along, which neither the core module nor interop/ should
+// carry (README.md, "Dependencies").
+//
+// What runs, in the test (manager_test.go): our apiserver in-process, as
+// interop/'s tests start it; envtest's Environment pointed at it
+// (UseExistingCluster with our rest.Config) installs the Website
+// CustomResourceDefinition and waits for discovery to serve it, as a
+// kubebuilder project's suite_test.go does against a real kube-apiserver;
+// our Deployment, ReplicaSet, kubelet stand-in and garbage collector
+// (listwatch/controllers/manager) run beside it; and two controller-runtime
+// managers with leader election (a Lease), a cache and this package's
+// Reconciler compete. The leader turns a Website into a ConfigMap and a
+// Deployment it controls (owner references), records an Event and writes
+// the Website's status; when it stops, it gives the Lease up and the other
+// takes over; deleting the Website lets the garbage collector delete its
+// children.
+//
+// How long envtest takes to start against our server and against the real
+// kube-apiserver and etcd is measured by envtest_bench_test.go and written
+// up in docs/12-custom-resources.md.
+//
+// Read types.go (the Website Go type, its scheme and CRD), then
+// reconciler.go, then manager_test.go; harness_test.go starts the servers.
+//
+// Nothing here mirrors a Kubernetes package: it is a user of Kubernetes'
+// client libraries, written as a kubebuilder project would write it.
+package controllerruntime

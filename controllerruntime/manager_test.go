@@ -1,0 +1,171 @@
+package controllerruntime_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"listwatch/controllerruntime"
+)
+
+// ns is the namespace the test's Websites, their children and the Lease
+// live in.
+const ns = "operator"
+
+// TestOperatorOnOurServer runs a kubebuilder-style operator, unmodified
+// controller-runtime, against our apiserver: envtest installs its CRD,
+// two managers elect a leader through a Lease, the leader's reconciler
+// creates and updates the Website's children through its cache and
+// writes its status, the other takes over when the leader stops, and
+// deleting the Website lets the garbage collector delete the children.
+func TestOperatorOnOurServer(t *testing.T) {
+	srv := startServer(t)
+	cfg := restConfig(srv)
+
+	// envtest, as a kubebuilder project's suite_test.go runs it, pointed at
+	// our server instead of starting etcd and kube-apiserver: it waits for
+	// the default namespace, installs the CRD and waits until discovery
+	// serves it; Stop deletes the CRD.
+	crd, err := controllerruntime.CRD()
+	require.NoError(t, err)
+	env := &envtest.Environment{
+		Config:             cfg,
+		UseExistingCluster: ptr.To(true),
+		CRDs:               []*apiextensionsv1.CustomResourceDefinition{crd},
+		CRDInstallOptions:  envtest.CRDInstallOptions{CleanUpAfterUse: true},
+	}
+	_, err = env.Start()
+	require.NoError(t, err, "envtest.Environment.Start against our apiserver")
+	t.Cleanup(func() { assert.NoError(t, env.Stop(), "envtest.Environment.Stop") })
+
+	scheme, err := controllerruntime.NewScheme()
+	require.NoError(t, err)
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	runOurControllers(t, srv)
+
+	logs := newTestLog(t)
+	a := startOperator(t, cfg, scheme, "operator-a", logs)
+	a.waitElected(t)
+	b := startOperator(t, cfg, scheme, "operator-b", logs)
+
+	site := &controllerruntime.Website{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hello"},
+		Spec:       controllerruntime.WebsiteSpec{Message: "hello", Replicas: ptr.To[int32](2)},
+	}
+	require.NoError(t, c.Create(ctx, site))
+	site = checkReconciled(t, c, site.Name, "hello", 2)
+	checkEvent(t, c, site, "operator-a")
+	checkLease(t, c)
+	// b waits for the Lease: it has reconciled nothing, and cannot have
+	// been elected while a renews the Lease (a losing it would have
+	// stopped a's manager with "leader election lost").
+	assert.False(t, b.elected(), "operator-b elected while operator-a leads")
+	assert.Zero(t, b.rec.Reconciles(), "operator-b reconciled while operator-a leads")
+
+	// a stops and gives the Lease up (LeaderElectionReleaseOnCancel); b
+	// takes over and reconciles the next change.
+	a.shutdown(t)
+	aCount := a.rec.Reconciles()
+	b.waitElected(t)
+	patch := client.MergeFrom(site.DeepCopy())
+	site.Spec.Message, site.Spec.Replicas = "hello again", ptr.To[int32](1)
+	require.NoError(t, c.Patch(ctx, site, patch))
+	checkReconciled(t, c, site.Name, "hello again", 1)
+	assert.Equal(t, aCount, a.rec.Reconciles(), "operator-a reconciled after it stopped")
+	assert.NotZero(t, b.rec.Reconciles(), "operator-b never reconciled")
+
+	// Deleting the Website: our garbage collector follows the owner
+	// references and deletes the ConfigMap and the Deployment (and the
+	// Deployment's ReplicaSets and Pods after it).
+	require.NoError(t, c.Delete(ctx, site))
+	waitFor(t, c, &controllerruntime.WebsiteList{}, ns, "hello", func(w *controllerruntime.Website) bool { return w == nil })
+	waitFor(t, c, &corev1.ConfigMapList{}, ns, "hello-content", func(cm *corev1.ConfigMap) bool { return cm == nil })
+	waitFor(t, c, &appsv1.DeploymentList{}, ns, "hello", func(d *appsv1.Deployment) bool { return d == nil })
+	waitForAll(t, c, &corev1.PodList{}, ns, fields.Everything(), func(pods []*corev1.Pod) bool { return len(pods) == 0 })
+}
+
+// checkReconciled waits until the Website's children match its spec and
+// its status says so, and checks they are controlled by it; it returns
+// the Website as last seen.
+func checkReconciled(t *testing.T, c client.WithWatch, name, message string, replicas int32) *controllerruntime.Website {
+	t.Helper()
+	site := waitFor(t, c, &controllerruntime.WebsiteList{}, ns, name, func(w *controllerruntime.Website) bool {
+		return w != nil && w.Spec.Message == message && w.Status.ObservedGeneration == w.Generation &&
+			w.Status.Ready == "True" && w.Status.ReadyReplicas == replicas
+	})
+	cond := apimeta.FindStatusCondition(site.Status.Conditions, "Ready")
+	require.NotNil(t, cond, "the Ready condition")
+	assert.Equal(t, metav1.ConditionTrue, cond.Status)
+	assert.Equal(t, "AllReplicasReady", cond.Reason)
+	assert.False(t, cond.LastTransitionTime.IsZero(), "lastTransitionTime")
+
+	cm := waitFor(t, c, &corev1.ConfigMapList{}, ns, name+"-content", func(cm *corev1.ConfigMap) bool {
+		return cm != nil && cm.Data["index.html"] == message
+	})
+	checkControlledBy(t, cm, site)
+	dep := waitFor(t, c, &appsv1.DeploymentList{}, ns, name, func(d *appsv1.Deployment) bool {
+		return d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas
+	})
+	checkControlledBy(t, dep, site)
+	return site
+}
+
+// checkControlledBy checks that obj has exactly one owner reference, the
+// controller reference controllerutil.SetControllerReference writes.
+func checkControlledBy(t *testing.T, obj metav1.Object, site *controllerruntime.Website) {
+	t.Helper()
+	assert.Equal(t, []metav1.OwnerReference{{
+		APIVersion: "workshop.example.com/v1", Kind: "Website", Name: site.Name, UID: site.UID,
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+	}}, obj.GetOwnerReferences(), "%s's owner references", obj.GetName())
+}
+
+// checkEvent waits for the events.k8s.io/v1 Events the reconciler records
+// when it creates the two children, reported by the leader. client-go's
+// events broadcaster folds the second into the first, as a series of
+// count 2 (one key per regarding object, action, reason and reporter:
+// getKey in k8s.io/client-go/tools/events/event_broadcaster.go), so the
+// occurrences are counted, not the Events.
+func checkEvent(t *testing.T, c client.WithWatch, site *controllerruntime.Website, leader string) {
+	t.Helper()
+	waitForAll(t, c, &eventsv1.EventList{}, site.Namespace, fields.Everything(), func(evs []*eventsv1.Event) bool {
+		seen := int32(0)
+		for _, e := range evs {
+			if e.Reason == "Created" && e.Action == "Create" && e.Regarding.Kind == "Website" &&
+				e.Regarding.Name == site.Name && e.Regarding.UID == site.UID && e.ReportingController == leader {
+				seen++
+				if e.Series != nil {
+					seen += e.Series.Count - 1
+				}
+			}
+		}
+		return seen == 2 // the ConfigMap and the Deployment
+	})
+}
+
+// checkLease checks the Lease the managers elect with: held, and renewed
+// by client-go's leader election as kube-controller-manager's is.
+func checkLease(t *testing.T, c client.WithWatch) {
+	t.Helper()
+	lease := &coordinationv1.Lease{}
+	require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: leaseName}, lease))
+	assert.NotEmpty(t, ptr.Deref(lease.Spec.HolderIdentity, ""), "holderIdentity")
+	assert.NotNil(t, lease.Spec.RenewTime, "renewTime")
+	assert.Equal(t, int32(15), ptr.Deref(lease.Spec.LeaseDurationSeconds, 0), "leaseDurationSeconds (controller-runtime's default)")
+}
