@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ type Server struct {
 
 	mu   sync.Mutex
 	open map[*watch]struct{} // the watches being served
+
+	// compressors compress watch-lists (gzip.go), one per CPU.
+	compressors *compressors
 }
 
 // New returns a WatchServer.
@@ -61,7 +65,7 @@ func New(cfg Config) *Server {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
 	}
-	return &Server{cfg: cfg, open: map[*watch]struct{}{}}
+	return &Server{cfg: cfg, open: map[*watch]struct{}{}, compressors: newCompressors(runtime.GOMAXPROCS(0))}
 }
 
 // Counts returns how many watches have started and how many have ended.
@@ -131,7 +135,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	compress := func(wr writer) writer { return wr }
 	if wantsGzip(r, req.Options, wt.transport) {
 		setGzipHeaders(w.Header())
-		compress = func(wr writer) writer { return &gzipWriter{writer: wr} }
+		compress = func(wr writer) writer { return &gzipWriter{writer: wr, pool: s.compressors} }
 	}
 	switch wt.transport {
 	case TransportH1Websocket:
