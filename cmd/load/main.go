@@ -84,6 +84,7 @@ type config struct {
 	mode       string
 	fill       bool
 	gzip       bool
+	accept     string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -105,7 +106,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.objects, "objects", 50000, "lists, storm: objects to create first")
 	fs.IntVar(&c.informers, "informers", 100, "storm: informers started at once (at most 1,000)")
 	fs.StringVar(&c.mode, "mode", "list", "storm: how each informer starts: list (LIST, then watch) or watchlist (a watch with sendInitialEvents=true)")
-	fs.BoolVar(&c.fill, "fill", true, "storm: create the objects first; false uses what namespace "+stormNamespace+" holds")
+	fs.BoolVar(&c.fill, "fill", true, "lists, storm: create the objects first; false uses what the namespace holds (default; "+stormNamespace+")")
+	fs.StringVar(&c.accept, "accept", "application/json", "lists: the LISTs' Accept header (client-go's typed clients send application/vnd.kubernetes.protobuf, application/json)")
 	fs.BoolVar(&c.gzip, "gzip", true, "lists, storm: ask for gzip, as client-go does (Go's transport); the server compresses what it chooses to")
 	fs.IntVar(&c.lists, "lists", 64, "lists: parallel LISTs")
 	fs.IntVar(&c.batch, "batch", 128, "flood: watches opened at once (at most 1,024)")

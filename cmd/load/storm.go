@@ -76,7 +76,7 @@ func storm(ctx context.Context, t *target, c config, proc *procWatch) (report, e
 		fill := c
 		fill.writes, fill.writers = c.objects, max(c.writers, 8)
 		start := time.Now()
-		codes := writeAll(ctx, t, coll, fill, func(i int) []byte { return stormConfigMap(i, c.size) }, nil)
+		codes := writeAll(ctx, t, coll, fill, func(i int) []byte { return randomConfigMap(fmt.Sprintf("storm-%06d", i), i, c.size) }, nil)
 		rep.addf("created: %s ConfigMaps of %d B in %v", countsString(codes), c.size, time.Since(start).Round(time.Millisecond))
 	}
 	want, err := countObjects(ctx, t, coll)

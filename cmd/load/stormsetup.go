@@ -26,18 +26,18 @@ func ensureNamespace(ctx context.Context, t *target, ns string) error {
 	}
 }
 
-// stormConfigMap is the i-th storm object: a ConfigMap whose one value is
-// size letters and digits drawn at random (seeded by i), so that it
-// compresses about as little as base64 does rather than to nothing, as
-// a repeated letter would when the server gzips a response.
-func stormConfigMap(i, size int) []byte {
+// randomConfigMap is a ConfigMap named name whose one value is size
+// letters and digits drawn at random (seeded by seed), so that it
+// compresses about as little as base64 does rather than to nothing, as a
+// repeated letter would when the server gzips a response.
+func randomConfigMap(name string, seed, size int) []byte {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	data := make([]byte, size)
 	for j := range data {
 		data[j] = alphabet[rng.IntN(len(alphabet))]
 	}
-	return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"storm-%06d"},"data":{"d":"%s"}}`, i, data))
+	return fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"d":"%s"}}`, name, data)
 }
 
 // countObjects is how many objects the collection holds now: a consistent
