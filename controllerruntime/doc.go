@@ -15,11 +15,13 @@
 // our Deployment, ReplicaSet, kubelet stand-in and garbage collector
 // (listwatch/controllers/manager) run beside it; and two controller-runtime
 // managers with leader election (a Lease), a cache and this package's
-// Reconciler compete. The leader turns a Website into a ConfigMap and a
-// Deployment it controls (owner references), records an Event and writes
-// the Website's status; when it stops, it gives the Lease up and the other
-// takes over; deleting the Website lets the garbage collector delete its
-// children.
+// Reconciler compete. The leader puts a finalizer on a Website, turns it
+// into a ConfigMap (by server-side apply, watched for its metadata only)
+// and a Deployment (by CreateOrUpdate) that it controls (owner
+// references), records an Event and writes the Website's status; when it
+// stops, it gives the Lease up and the other takes over; deleting the
+// Website waits for the new leader to finalize it, then lets the garbage
+// collector delete its children.
 //
 // How long envtest takes to start against our server and against the real
 // kube-apiserver and etcd is measured by envtest_bench_test.go and written

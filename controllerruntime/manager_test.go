@@ -28,9 +28,10 @@ const ns = "operator"
 // TestOperatorOnOurServer runs a kubebuilder-style operator, unmodified
 // controller-runtime, against our apiserver: envtest installs its CRD,
 // two managers elect a leader through a Lease, the leader's reconciler
-// creates and updates the Website's children through its cache and
-// writes its status, the other takes over when the leader stops, and
-// deleting the Website lets the garbage collector delete the children.
+// puts a finalizer on the Website, applies and updates its children from
+// its cache and writes its status, the other takes over when the leader
+// stops, and deleting the Website waits for the new leader to finalize it
+// before the garbage collector deletes the children.
 func TestOperatorOnOurServer(t *testing.T) {
 	srv := startServer(t)
 	cfg := restConfig(srv)
@@ -70,7 +71,12 @@ func TestOperatorOnOurServer(t *testing.T) {
 	}
 	require.NoError(t, c.Create(ctx, site))
 	site = checkReconciled(t, c, site.Name, "hello", 2)
-	checkEvent(t, c, site, "operator-a")
+	// The finalizer is metadata: adding it left the generation at 1, as
+	// kube-apiserver's custom resource strategy does (PrepareForUpdate
+	// counts only changes outside metadata and status).
+	assert.Equal(t, int64(1), site.Generation, "generation")
+	assert.Equal(t, []string{controllerruntime.Finalizer}, site.Finalizers, "finalizers")
+	checkEvents(t, c, site, "Created", "operator-a", 1) // the Deployment
 	checkLease(t, c)
 	// b waits for the Lease: it has reconciled nothing, and cannot have
 	// been elected while a renews the Lease (a losing it would have
@@ -86,15 +92,19 @@ func TestOperatorOnOurServer(t *testing.T) {
 	patch := client.MergeFrom(site.DeepCopy())
 	site.Spec.Message, site.Spec.Replicas = "hello again", ptr.To[int32](1)
 	require.NoError(t, c.Patch(ctx, site, patch))
-	checkReconciled(t, c, site.Name, "hello again", 1)
+	site = checkReconciled(t, c, site.Name, "hello again", 1)
+	assert.Equal(t, int64(2), site.Generation, "generation after a spec change")
 	assert.Equal(t, aCount, a.rec.Reconciles(), "operator-a reconciled after it stopped")
 	assert.NotZero(t, b.rec.Reconciles(), "operator-b never reconciled")
 
-	// Deleting the Website: our garbage collector follows the owner
-	// references and deletes the ConfigMap and the Deployment (and the
-	// Deployment's ReplicaSets and Pods after it).
+	// Deleting the Website: the apiserver only marks it (its finalizer),
+	// the leader finalizes it and removes the finalizer, the apiserver
+	// deletes it, and our garbage collector follows the owner references
+	// to the ConfigMap and the Deployment (and the Deployment's
+	// ReplicaSets and Pods after it).
 	require.NoError(t, c.Delete(ctx, site))
 	waitFor(t, c, &controllerruntime.WebsiteList{}, ns, "hello", func(w *controllerruntime.Website) bool { return w == nil })
+	checkEvents(t, c, site, "CleanedUp", "operator-b", 1)
 	waitFor(t, c, &corev1.ConfigMapList{}, ns, "hello-content", func(cm *corev1.ConfigMap) bool { return cm == nil })
 	waitFor(t, c, &appsv1.DeploymentList{}, ns, "hello", func(d *appsv1.Deployment) bool { return d == nil })
 	waitForAll(t, c, &corev1.PodList{}, ns, fields.Everything(), func(pods []*corev1.Pod) bool { return len(pods) == 0 })
@@ -119,6 +129,7 @@ func checkReconciled(t *testing.T, c client.WithWatch, name, message string, rep
 		return cm != nil && cm.Data["index.html"] == message
 	})
 	checkControlledBy(t, cm, site)
+	checkApplied(t, cm)
 	dep := waitFor(t, c, &appsv1.DeploymentList{}, ns, name, func(d *appsv1.Deployment) bool {
 		return d != nil && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas
 	})
@@ -136,26 +147,41 @@ func checkControlledBy(t *testing.T, obj metav1.Object, site *controllerruntime.
 	}}, obj.GetOwnerReferences(), "%s's owner references", obj.GetName())
 }
 
-// checkEvent waits for the events.k8s.io/v1 Events the reconciler records
-// when it creates the two children, reported by the leader. client-go's
-// events broadcaster folds the second into the first, as a series of
-// count 2 (one key per regarding object, action, reason and reporter:
-// getKey in k8s.io/client-go/tools/events/event_broadcaster.go), so the
-// occurrences are counted, not the Events.
-func checkEvent(t *testing.T, c client.WithWatch, site *controllerruntime.Website, leader string) {
+// checkApplied checks that the ConfigMap's fields are the reconciler's,
+// by server-side apply: one managedFields entry, its manager's, with
+// operation Apply and the fields it sent.
+func checkApplied(t *testing.T, cm *corev1.ConfigMap) {
+	t.Helper()
+	require.Len(t, cm.ManagedFields, 1, "managedFields")
+	mf := cm.ManagedFields[0]
+	assert.Equal(t, controllerruntime.FieldManager, mf.Manager)
+	assert.Equal(t, metav1.ManagedFieldsOperationApply, mf.Operation)
+	require.NotNil(t, mf.FieldsV1)
+	for _, f := range []string{`"f:data"`, `"f:index.html"`, `"f:ownerReferences"`} {
+		assert.Contains(t, mf.FieldsV1.GetRawString(), f, "the fields applied")
+	}
+}
+
+// checkEvents waits until the leader has recorded want occurrences of
+// reason about the Website, as events.k8s.io/v1 Events. client-go's events
+// broadcaster folds repeats into one Event with a series (one key per
+// regarding object, action, reason and reporter: getKey in
+// k8s.io/client-go/tools/events/event_broadcaster.go), so occurrences
+// are counted, not Events.
+func checkEvents(t *testing.T, c client.WithWatch, site *controllerruntime.Website, reason, leader string, want int32) {
 	t.Helper()
 	waitForAll(t, c, &eventsv1.EventList{}, site.Namespace, fields.Everything(), func(evs []*eventsv1.Event) bool {
 		seen := int32(0)
 		for _, e := range evs {
-			if e.Reason == "Created" && e.Action == "Create" && e.Regarding.Kind == "Website" &&
-				e.Regarding.Name == site.Name && e.Regarding.UID == site.UID && e.ReportingController == leader {
+			if e.Reason == reason && e.Regarding.Kind == "Website" && e.Regarding.Name == site.Name &&
+				e.Regarding.UID == site.UID && e.ReportingController == leader {
 				seen++
 				if e.Series != nil {
 					seen += e.Series.Count - 1
 				}
 			}
 		}
-		return seen == 2 // the ConfigMap and the Deployment
+		return seen == want
 	})
 }
 

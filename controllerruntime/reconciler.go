@@ -12,7 +12,10 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -20,9 +23,17 @@ import (
 	"listwatch/controllers/website"
 )
 
+// Finalizer holds a Website back from deletion until the reconciler has
+// finalized it.
+const Finalizer = "workshop.example.com/cleanup"
+
+// FieldManager is the reconciler's name in managedFields for what it
+// applies.
+const FieldManager = "website-operator"
+
 // Reconciler turns a Website into the ConfigMap "<name>-content" holding
 // its page and the Deployment "<name>" serving it, both controlled by the
-// Website (owner references), and reports readyReplicas and a Ready
+// Website (owner references), keeps a finalizer on it, and reports readyReplicas and a Ready
 // condition in its status. It is the reconciler `kubebuilder create api`
 // scaffolds, filled in: everything is read through the manager's cache,
 // children are written with controllerutil.CreateOrUpdate, and deleting a
@@ -44,11 +55,13 @@ func (r *Reconciler) Reconciles() int64 { return r.reconciles.Load() }
 
 // SetupWithManager registers the controller: Websites queue themselves,
 // and a ConfigMap's or Deployment's events queue the Website controlling
-// it (Owns maps an object to its controller owner reference).
+// it (Owns maps an object to its controller owner reference). ConfigMaps
+// are watched for their metadata only (PartialObjectMetadata): the
+// reconciler never reads them, it applies them.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&Website{}).
-		Owns(&corev1.ConfigMap{}).
+		Owns(&corev1.ConfigMap{}, builder.OnlyMetadata).
 		Owns(&appsv1.Deployment{}).
 		Complete(r)
 }
@@ -62,6 +75,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Gone: the garbage collector removes what it owned.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !site.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, site)
+	}
+	if controllerutil.AddFinalizer(site, Finalizer) {
+		if err := r.Client.Update(ctx, site); err != nil {
+			return ctrl.Result{}, fmt.Errorf("website %s/%s: adding the finalizer: %w", site.Namespace, site.Name, err)
+		}
+	}
 	if err := r.ensureContent(ctx, site); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -72,17 +93,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, r.updateStatus(ctx, site, dep)
 }
 
-// ensureContent creates or updates the ConfigMap holding the page.
+// ensureContent applies the ConfigMap holding the page with server-side
+// apply: the reconciler sends only the fields it owns (data and its
+// controller reference) as field manager FieldManager, and the apiserver
+// merges them, so nothing needs reading first. Its events reach the
+// controller through a metadata-only watch (SetupWithManager), which is
+// all Owns needs to find the owner.
 func (r *Reconciler) ensureContent(ctx context.Context, site *Website) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: site.Namespace, Name: website.ContentName(site.Name)}}
-	op, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
-		cm.Data = map[string]string{"index.html": site.Spec.Message}
-		return controllerutil.SetControllerReference(site, cm, r.Scheme)
-	})
-	if err != nil {
-		return fmt.Errorf("website %s/%s: ConfigMap %s: %w", site.Namespace, site.Name, cm.Name, err)
+	name := website.ContentName(site.Name)
+	cm := corev1ac.ConfigMap(name, site.Namespace).
+		WithData(map[string]string{"index.html": site.Spec.Message}).
+		WithOwnerReferences(metav1ac.OwnerReference().
+			WithAPIVersion(GroupVersion.String()).WithKind("Website").
+			WithName(site.Name).WithUID(site.UID).
+			WithController(true).WithBlockOwnerDeletion(true))
+	if err := r.Client.Apply(ctx, cm, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("website %s/%s: applying ConfigMap %s: %w", site.Namespace, site.Name, name, err)
 	}
-	r.created(site, op, "ConfigMap", cm.Name)
 	return nil
 }
 
@@ -111,6 +138,25 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, site *Website) (*apps
 	}
 	r.created(site, op, "Deployment", dep.Name)
 	return dep, nil
+}
+
+// finalize does what must happen before a Website goes, then removes the
+// finalizer so the apiserver can delete it. Here it only records an
+// Event; a real operator would clean up what owner references cannot
+// reach (a DNS record, a bucket outside the cluster). The children are
+// the garbage collector's, once the Website is gone.
+func (r *Reconciler) finalize(ctx context.Context, site *Website) error {
+	if !controllerutil.ContainsFinalizer(site, Finalizer) {
+		return nil
+	}
+	if r.Recorder != nil {
+		r.Recorder.Eventf(site, nil, corev1.EventTypeNormal, "CleanedUp", "Finalize", "cleaned up before deletion")
+	}
+	controllerutil.RemoveFinalizer(site, Finalizer)
+	if err := r.Client.Update(ctx, site); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("website %s/%s: removing the finalizer: %w", site.Namespace, site.Name, err)
+	}
+	return nil
 }
 
 // wanted is the replicas (1 unless set) and image (website.DefaultImage
