@@ -130,3 +130,106 @@ func TestStopEndsEventWatchesCleanly(t *testing.T) {
 	require.NoError(t, ts.Stop(ctx))
 	assert.NoError(t, w.ended())
 }
+
+// fieldsOf is an object's fields other than apiVersion, kind and metadata,
+// in order, as written.
+func fieldsOf(t *testing.T, o *api.Object) []string {
+	t.Helper()
+	out := make([]string, 0, len(o.Fields))
+	for _, f := range o.Fields {
+		out = append(out, f.Name+"="+string(f.Value))
+	}
+	return out
+}
+
+// The two Event APIs are one collection, converted as kube-apiserver
+// 1.37.2 converts (kinds-eventsv1-list.json, kinds-eventsv1-list-as-core.json):
+// every Event read through events.k8s.io, and one written through it read
+// through core/v1, is field for field and in order what the real server
+// answered.
+func TestEventsAreOneCollectionAsRecorded(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("kinds")
+	script := controllerKindsScript(t)
+	ts.replay(script, "kinds-event-create-201.json").mustCode(t, http.StatusCreated)
+	created := ts.replay(script, "kinds-eventsv1-create-201.json")
+	created.mustCode(t, http.StatusCreated)
+	recorded := response{code: http.StatusCreated, body: fixture(t, "kinds-eventsv1-create-201.json")}
+	assert.Equal(t, fieldsOf(t, recorded.object(t)), fieldsOf(t, created.object(t)))
+
+	for file, convertedOnly := range map[string]string{
+		"kinds-eventsv1-list.json":         "", // both converted from the stored core Events
+		"kinds-eventsv1-list-as-core.json": "web.2",
+	} {
+		got := ts.replay(script, file).list(t)
+		want := response{code: http.StatusOK, body: fixture(t, file)}.list(t)
+		assert.Equal(t, want.APIVersion, got.APIVersion, file)
+		require.Len(t, got.Items, len(want.Items), file)
+		for i, w := range want.Items {
+			g := got.Items[i]
+			require.Equal(t, w.Metadata.Name, g.Metadata.Name, file)
+			if convertedOnly == "" || convertedOnly == g.Metadata.Name {
+				assert.Equal(t, fieldsOf(t, w), fieldsOf(t, g), "%s %s", file, g.Metadata.Name)
+				continue
+			}
+			// Written through core/v1 and read through it: what the
+			// client sent (the real server also writes its struct's
+			// empty fields).
+			for _, f := range g.Fields {
+				assert.JSONEq(t, string(w.Get(f.Name)), string(f.Value), "%s %s %s", file, g.Metadata.Name, f.Name)
+			}
+		}
+	}
+}
+
+// A watch through either API sees the Events written through the other,
+// converted.
+func TestEventsWatchAcrossAPIs(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("kinds")
+	rv := strconv.FormatInt(ts.revision(), 10)
+	v1 := ts.watch(chunked, "/apis/events.k8s.io/v1/namespaces/kinds/events?watch=1&resourceVersion="+rv+"&fieldSelector=regarding.name%3Dweb")
+	core := ts.watch(chunked, kindsEvents+"?watch=1&resourceVersion="+rv)
+	ts.createEvent("web.1")
+	ts.do(req{method: http.MethodPost, path: "/apis/events.k8s.io/v1/namespaces/kinds/events", body: `{"apiVersion":"events.k8s.io/v1","kind":"Event",` +
+		`"metadata":{"name":"web.2"},"eventTime":"2026-11-26T08:00:01.000001Z","reportingController":"example.com/controller",` +
+		`"reportingInstance":"controller-1","action":"Scale","reason":"Scaled","regarding":{"kind":"Deployment","namespace":"kinds","name":"web"},` +
+		`"note":"scaled","type":"Normal"}`}).mustCode(t, http.StatusCreated)
+
+	ev := requireEvent(t, v1.next(), api.Added, "web.1")
+	assert.Equal(t, "events.k8s.io/v1", ev.APIVersion)
+	assert.JSONEq(t, `"m"`, string(ev.Get("note")))
+	assert.JSONEq(t, `{"kind":"Deployment","namespace":"kinds","name":"web"}`, string(ev.Get("regarding")))
+	requireEvent(t, v1.next(), api.Added, "web.2")
+
+	requireEvent(t, core.next(), api.Added, "web.1")
+	ev = requireEvent(t, core.next(), api.Added, "web.2")
+	assert.Equal(t, "v1", ev.APIVersion)
+	assert.JSONEq(t, `"scaled"`, string(ev.Get("message")))
+	assert.JSONEq(t, `"example.com/controller"`, string(ev.Get("reportingComponent")))
+	assert.JSONEq(t, `{"kind":"Deployment","namespace":"kinds","name":"web"}`, string(ev.Get("involvedObject")))
+
+	// Deleted through one, gone from both.
+	ts.do(req{method: http.MethodDelete, path: "/apis/events.k8s.io/v1/namespaces/kinds/events/web.1"}).mustCode(t, http.StatusOK)
+	ts.get(kindsEvents+"/web.1").mustCode(t, http.StatusNotFound)
+	requireEvent(t, core.next(), api.Deleted, "web.1")
+}
+
+// kubectl get events and kubectl events (both read core/v1) show an Event
+// whichever API wrote it.
+func TestKubectlShowsEventsOfBothAPIs(t *testing.T) {
+	kubectlFullRunOnly(t)
+	ts := startServer(t, Config{})
+	ts.createNamespace("kinds")
+	script := controllerKindsScript(t)
+	ts.replay(script, "kinds-event-create-201.json").mustCode(t, http.StatusCreated)
+	ts.replay(script, "kinds-eventsv1-create-201.json").mustCode(t, http.StatusCreated)
+	k := newKubectl(t, ts)
+	for _, args := range [][]string{{"get", "events", "-n", "kinds"}, {"events", "-n", "kinds"}} {
+		out := k.run(args...)
+		assert.Contains(t, out, "ScalingReplicaSet", "kubectl %v", args)
+		assert.Contains(t, out, "Scaled up replica set web-rs from 0 to 1", "kubectl %v", args)
+		assert.Contains(t, out, "Scaled ", "kubectl %v: the events.k8s.io one", args)
+		assert.Contains(t, out, "scaled", "kubectl %v: its note", args)
+	}
+}

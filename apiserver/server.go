@@ -226,7 +226,7 @@ func (s *Server) init(ctx context.Context) error {
 // newCacher starts the watch cache of one resource.
 func (s *Server) newCacher(res *registry.Resource) (*cacher.Cacher, error) {
 	c, err := cacher.New(s.ctx, cacher.Config{
-		Store:            s.store,
+		Store:            res.Storage(s.store),
 		Prefix:           res.Prefix(),
 		Resource:         res.GroupResource(),
 		Kind:             res.Kind,

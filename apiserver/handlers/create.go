@@ -87,7 +87,7 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 				return nil, err
 			}
 		}
-		created, err := h.store.Create(r.Context(), res.Key(next.Metadata.Namespace, next.Metadata.Name), next)
+		created, err := res.Storage(h.store).Create(r.Context(), res.Key(next.Metadata.Namespace, next.Metadata.Name), next)
 		switch {
 		case errors.Is(err, store.ErrAlreadyExists) && generated && attempt < maxGenerateNameAttempts:
 			continue

@@ -159,7 +159,7 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 // preconditionConflict explains a failed delete precondition the way
 // Kubernetes does: naming the kind and both versions.
 func (h *Handlers) preconditionConflict(r *http.Request, res *registry.Resource, name, key string, pre store.Preconditions) error {
-	cur, err := h.store.Get(r.Context(), key)
+	cur, err := res.Storage(h.store).Get(r.Context(), key)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return api.NewNotFound(res.GroupResource(), name)
@@ -200,7 +200,7 @@ func (h *Handlers) serveDeleteCollection(w http.ResponseWriter, r *http.Request,
 	if !p.selectorsEmpty() {
 		opts.Filter = p.matcher("")
 	}
-	page, err := h.store.List(r.Context(), res.CollectionPrefix(ri.Namespace), opts)
+	page, err := res.Storage(h.store).List(r.Context(), res.CollectionPrefix(ri.Namespace), opts)
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return

@@ -38,8 +38,9 @@ func (errDeleteInstead) Error() string { return "the object is to be deleted, no
 // A failed precondition of the client's is store.ErrConflict, a missing
 // object store.ErrNotFound.
 func (h *Handlers) deleteObject(ctx context.Context, res *registry.Resource, key string, pre store.Preconditions, grace *int64) (*api.Object, bool, error) {
+	st := res.Storage(h.store)
 	for attempt := 1; ; attempt++ {
-		cur, err := h.store.Get(ctx, key)
+		cur, err := st.Get(ctx, key)
 		if err != nil {
 			return nil, false, err
 		}
@@ -48,7 +49,7 @@ func (h *Handlers) deleteObject(ctx context.Context, res *registry.Resource, key
 		}
 		guard := store.Preconditions{UID: cur.Metadata.UID, ResourceVersion: revisionOf(cur)}
 		plan := res.PlanDelete(cur, grace, time.Now())
-		obj, gone, err := h.carryOut(ctx, key, cur, guard, plan)
+		obj, gone, err := carryOut(ctx, st, key, cur, guard, plan)
 		if errors.Is(err, store.ErrConflict) && attempt < maxDeleteAttempts {
 			continue // someone wrote in between: decide again on the new state
 		}
@@ -56,15 +57,15 @@ func (h *Handlers) deleteObject(ctx context.Context, res *registry.Resource, key
 	}
 }
 
-// carryOut does what plan says to cur.
-func (h *Handlers) carryOut(ctx context.Context, key string, cur *api.Object, guard store.Preconditions, plan registry.DeletePlan) (*api.Object, bool, error) {
+// carryOut does what plan says to cur, in st.
+func carryOut(ctx context.Context, st store.Interface, key string, cur *api.Object, guard store.Preconditions, plan registry.DeletePlan) (*api.Object, bool, error) {
 	if plan.Now {
-		obj, err := h.store.Delete(ctx, key, guard)
+		obj, err := st.Delete(ctx, key, guard)
 		return obj, err == nil, err
 	}
 	obj := cur
 	if plan.Mark != nil {
-		marked, err := h.store.Update(ctx, key, plan.Mark, guard)
+		marked, err := st.Update(ctx, key, plan.Mark, guard)
 		if err != nil {
 			return nil, false, err
 		}
@@ -74,7 +75,7 @@ func (h *Handlers) carryOut(ctx context.Context, key string, cur *api.Object, gu
 	if !plan.ThenDelete {
 		return obj, false, nil
 	}
-	gone, err := h.store.Delete(ctx, key, guard)
+	gone, err := st.Delete(ctx, key, guard)
 	return gone, err == nil, err
 }
 

@@ -39,7 +39,7 @@ func (h *Handlers) serveGet(w http.ResponseWriter, r *http.Request, ri RequestIn
 		}
 	}
 	res := ri.Entry.Resource
-	obj, err := h.store.Get(r.Context(), res.Key(ri.Namespace, ri.Name))
+	obj, err := res.Storage(h.store).Get(r.Context(), res.Key(ri.Namespace, ri.Name))
 	if errors.Is(err, store.ErrNotFound) {
 		err = api.NewNotFound(res.GroupResource(), ri.Name)
 	}

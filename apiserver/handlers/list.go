@@ -162,7 +162,7 @@ func (h *Handlers) listStore(ctx context.Context, ri RequestInfo, p listParams, 
 	if !p.selectorsEmpty() {
 		opts.Filter = p.matcher("")
 	}
-	page, err := h.store.List(ctx, prefix, opts)
+	page, err := res.Storage(h.store).List(ctx, prefix, opts)
 	var future *store.FutureRevisionError
 	switch {
 	case errors.Is(err, store.ErrCompacted) && startKey != "":

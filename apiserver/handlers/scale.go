@@ -90,7 +90,7 @@ func (h *Handlers) serveScale(w http.ResponseWriter, r *http.Request, ri Request
 	var apply func([]byte) ([]byte, error)
 	switch verb {
 	case registry.VerbGet:
-		obj, err := h.store.Get(r.Context(), key)
+		obj, err := res.Storage(h.store).Get(r.Context(), key)
 		if err != nil {
 			negotiation.WriteError(w, r, api.NewNotFound(res.GroupResource(), ri.Name))
 			return

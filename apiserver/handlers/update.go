@@ -79,7 +79,7 @@ func (h *Handlers) guaranteedUpdate(r *http.Request, ri RequestInfo, tryUpdate f
 	var err error
 	for attempt := 1; ; attempt++ {
 		var curRV string
-		updated, err = h.store.GuaranteedUpdate(r.Context(), key, func(cur *api.Object) (*api.Object, error) {
+		updated, err = res.Storage(h.store).GuaranteedUpdate(r.Context(), key, func(cur *api.Object) (*api.Object, error) {
 			next, err := tryUpdate(cur)
 			if err != nil {
 				return nil, err

@@ -52,7 +52,7 @@ func (h *Handlers) watchSource(ri RequestInfo) watchserver.Source {
 	}
 	res := ri.Entry.Resource
 	return func(ctx context.Context, opts cacher.WatchOptions) (watchserver.Watcher, error) {
-		sw, err := storagewatch.Start(ctx, storagewatch.Config{Store: h.store,
+		sw, err := storagewatch.Start(ctx, storagewatch.Config{Store: res.Storage(h.store),
 			Prefix: res.CollectionPrefix(ri.Namespace), Kind: res.Kind, APIVersion: res.APIVersion(),
 			ID: h.storeWatches.Add(1), Stopping: h.stopping}, opts)
 		if err != nil {

@@ -10,7 +10,7 @@
 // answers, generation) and its store keys, and the WatchServer and LIST
 // reach its watch cache through it.
 //
-//	route ──► registry.Entry ──► handlers (rules, keys) ──► store
+//	route ──► registry.Entry ──► handlers (rules, keys) ──► Storage ──► store
 //	                          └─► cacher (LIST at an RV, WATCH)
 //
 // Files: resources.go is the one table (kinds, short names, verbs, name
@@ -19,7 +19,9 @@
 // gives namespaces their server-side fields; defaults.go fills in the
 // fields a client may leave out (a Deployment's strategy); leases.go and
 // datakeys.go check kinds' own fields; eventsv1.go says how events.k8s.io
-// Events are kept; table.go turns objects into meta.k8s.io Tables for
+// Events are kept: as core Events, converted on the way in and out
+// (storedas.go, the store as a resource that is stored in another version
+// sees it, and eventconversion.go, the field mapping); table.go turns objects into meta.k8s.io Tables for
 // kubectl get, with each kind's columns in printers.go and
 // printers_controllers.go.
 //

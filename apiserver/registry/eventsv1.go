@@ -4,19 +4,17 @@ package registry
 // (regarding, note, reportingController, series) that kube-scheduler and
 // client-go's tools/events write.
 //
-// Where we differ from Kubernetes: kube-apiserver keeps one collection of
-// Events. events.k8s.io/v1 events and core/v1 events cohabit
-// (AddCohabitatingResources in pkg/kubeapiserver/default_storage_factory_builder.go):
-// both are stored as core Events under /registry/events/ and each API
-// version converts on the way in and out (Convert_v1_Event_To_core_Event in
-// pkg/apis/events/v1/conversion.go: regarding is involvedObject, note is
-// message, deprecatedSource is source, ...), so an Event written through
-// one is read through the other. This server has no conversion between
-// versions, so events.k8s.io/v1 Events are a collection of their own,
-// under /registry/events.k8s.io/events/: an Event written through one API
-// is not seen through the other. kube-controller-manager's controllers
-// record core/v1 Events (record.NewBroadcaster), which is what kubectl
-// describe reads.
+// They are the core Events under other names: kube-apiserver keeps one
+// collection of Events, and events.k8s.io/v1 Events cohabit with core/v1
+// ones (AddCohabitatingResources in
+// pkg/kubeapiserver/default_storage_factory_builder.go). Both are stored
+// as core Events under /registry/events/, and each API version converts on
+// the way in and out (eventconversion.go: regarding is involvedObject,
+// note is message, deprecatedSource is source, ...), so an Event written
+// through one is read through the other (kinds-eventsv1-list.json,
+// kinds-eventsv1-list-as-core.json). kube-controller-manager's controllers
+// record core/v1 Events (record.NewBroadcaster), kube-scheduler
+// events.k8s.io ones; kubectl describe and kubectl events read core/v1.
 //
 // Their field selectors are the core ones under their events.k8s.io names
 // (AddFieldLabelConversionsForEvent).
@@ -26,7 +24,8 @@ func eventsV1() *Resource {
 		Kind: "Event", ListKind: "EventList", ShortNames: []string{"ev"},
 		Namespaced: true, Verbs: AllVerbs,
 		ValidateName:  validateDNS1123Subdomain,
-		StoragePrefix: "/registry/events.k8s.io/events/",
+		StoragePrefix: "/registry/events/",
+		StoredAs:      eventStoredAsCore,
 		OwnColumns:    eventColumnsOf(eventsV1Fields),
 		// Not cached either (DefaultWatchCacheSizes).
 		NotWatchCached: true,

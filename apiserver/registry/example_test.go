@@ -7,7 +7,8 @@ import (
 )
 
 // Every resource a server serves, with the store prefix its objects live
-// under, as kube-apiserver lays out etcd.
+// under, as kube-apiserver lays out etcd (both Event APIs keep their
+// objects, core/v1 Events, under /registry/events/).
 func ExampleBuiltin() {
 	for _, res := range registry.Builtin() {
 		fmt.Println(res.APIVersion(), res.Name, res.Namespaced, res.Key("default", "x"))
@@ -23,6 +24,6 @@ func ExampleBuiltin() {
 	// v1 podtemplates true /registry/podtemplates/default/x
 	// apps/v1 deployments true /registry/deployments/default/x
 	// apps/v1 replicasets true /registry/replicasets/default/x
-	// events.k8s.io/v1 events true /registry/events.k8s.io/events/default/x
+	// events.k8s.io/v1 events true /registry/events/default/x
 	// coordination.k8s.io/v1 leases true /registry/leases/default/x
 }

@@ -89,6 +89,10 @@ type Resource struct {
 	// StoragePrefix, if set, replaces /registry/<resource>/ as the store
 	// prefix (see eventsV1).
 	StoragePrefix string
+	// StoredAs, if set, converts the resource's objects to the version
+	// they are stored in and back (storedas.go): events.k8s.io Events are
+	// stored as core Events, under the core prefix.
+	StoredAs *StoredAs
 	// PrepareCreate fills in what the server owns on create (a namespace's
 	// phase, finalizer and name label); it may return a Status error.
 	PrepareCreate func(obj *api.Object) error
