@@ -28,11 +28,14 @@ type e2eOptions struct {
 // controller-manager runs (controllers/manager, All): its Deployment
 // controller makes Pods, which Kubernetes splits between the Deployment
 // controller (Deployments to ReplicaSets) and the ReplicaSet controller
-// (ReplicaSets to Pods); its garbage collector and namespace controller are
-// kube-controller-manager's. Our stand-in kubelet has no counterpart there:
+// (ReplicaSets to Pods); its garbage collector, namespace controller and
+// ServiceAccount controller (the default ServiceAccount in every namespace,
+// without which kube-apiserver's ServiceAccount admission refuses every
+// Pod) are kube-controller-manager's. Our stand-in kubelet has no
+// counterpart there:
 // the kubelet is no controller, and the reference has no node. Names from
 // cmd/kube-controller-manager/names/controller_names.go.
-const defaultKCMControllers = "deployment-controller,replicaset-controller,garbage-collector-controller,namespace-controller"
+const defaultKCMControllers = "deployment-controller,replicaset-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller"
 
 func (e *e2eOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.against, "against", "reference,ours", "e2e: the servers to run the specs against, in order: reference, ours or both")

@@ -121,3 +121,22 @@ func TestRenderTableCountsAndNotes(t *testing.T) {
 		}
 	}
 }
+
+// A spec is [Serial] by its own label or its container's: a dry run's
+// report carries the labels and leaves IsSerial false.
+func TestSerialFromLabels(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    ginkgoSpecReport
+		want bool
+	}{
+		{"leaf label", ginkgoSpecReport{LeafNodeLabels: []string{"Conformance", "Serial"}}, true},
+		{"container label", ginkgoSpecReport{ContainerHierarchyLabels: [][]string{{"sig-api-machinery", "Serial"}}}, true},
+		{"decorator", ginkgoSpecReport{IsSerial: true}, true},
+		{"neither", ginkgoSpecReport{LeafNodeLabels: []string{"Conformance"}, ContainerHierarchyLabels: [][]string{{"sig-api-machinery"}}}, false},
+	} {
+		if got := tt.r.serial(); got != tt.want {
+			t.Errorf("%s: serial() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -73,13 +74,15 @@ type ginkgoReport struct {
 }
 
 type ginkgoSpecReport struct {
-	ContainerHierarchyTexts []string
-	LeafNodeType            string
-	LeafNodeText            string
-	State                   string
-	IsSerial                bool
-	RunTime                 time.Duration
-	Failure                 struct {
+	ContainerHierarchyTexts  []string
+	LeafNodeType             string
+	LeafNodeText             string
+	State                    string
+	IsSerial                 bool
+	LeafNodeLabels           []string
+	ContainerHierarchyLabels [][]string
+	RunTime                  time.Duration
+	Failure                  struct {
 		Message         string
 		FailureNodeType string
 	}
@@ -95,6 +98,20 @@ func (r ginkgoSpecReport) text() string {
 		}
 	}
 	return strings.Join(texts, " ")
+}
+
+// serial says the spec must run alone. Kubernetes marks such specs with
+// framework.WithSerial, the label "Serial" (test/e2e/framework/
+// ginkgowrapper.go, withSerial), which registerInSuite also turns into
+// ginkgo's Serial decorator and the text " [Serial]". The report of a
+// --ginkgo.dry-run carries the labels, on the spec or on a container, but
+// leaves IsSerial false, so the label decides.
+func (r ginkgoSpecReport) serial() bool {
+	labels := append([]string(nil), r.LeafNodeLabels...)
+	for _, l := range r.ContainerHierarchyLabels {
+		labels = append(labels, l...)
+	}
+	return r.IsSerial || slices.Contains(labels, "Serial")
 }
 
 // readGinkgoReport reads the spec reports of a --ginkgo.json-report file.
@@ -136,7 +153,7 @@ func listSpecs(ctx context.Context, e2eBin, dir string) ([]spec, error) {
 			continue
 		}
 		if g := groupOf(r.ContainerHierarchyTexts[0]); g != "" {
-			specs = append(specs, spec{Text: r.text(), Group: g, Serial: r.IsSerial})
+			specs = append(specs, spec{Text: r.text(), Group: g, Serial: r.serial()})
 		}
 	}
 	if len(specs) == 0 {
