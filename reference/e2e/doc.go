@@ -1,7 +1,7 @@
 // Package e2e is Kubernetes' own end-to-end test binary, narrowed to the
 // API machinery specs: `refcluster build e2e` compiles it with
-// `go test -c -tags e2e` into bin/e2e.test, and `refcluster e2e` runs its
-// specs against the reference and against ours (docs/e2e.md).
+// `go test -c -vet=off -tags e2e` into bin/e2e.test, and `refcluster e2e`
+// runs its specs against the reference and against ours (docs/e2e.md).
 //
 // Where it sits: outside the list-watch data flow, beside the reference.
 // Nothing imports it; it sends requests to a server named by a kubeconfig.
