@@ -40,6 +40,13 @@ func (s *Server) serveSelfSubjectAccessReview(w http.ResponseWriter, r *http.Req
 		negotiation.WriteStatus(w, r, api.NewMethodNotSupported())
 		return
 	}
+	// A review has no Table form; kube-apiserver's create handler
+	// negotiates the answer's media type before it reads the body
+	// (endpoints/handlers/create.go, createHandler).
+	if _, err := negotiation.NegotiateOutputWithoutTable(r); err != nil {
+		negotiation.WriteError(w, r, err)
+		return
+	}
 	review, err := readReview(w, r, s)
 	if err != nil {
 		negotiation.WriteError(w, r, err)

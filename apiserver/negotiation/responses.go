@@ -47,6 +47,20 @@ type Output struct {
 // "application/vnd.kubernetes.protobuf,application/json"); a header that
 // allows nothing we speak gets 406.
 func NegotiateOutput(r *http.Request) (Output, error) {
+	return negotiateOutput(r, true)
+}
+
+// NegotiateOutputWithoutTable is NegotiateOutput for a resource that has
+// no Table form (a SelfSubjectAccessReview): a Table range is passed over
+// like one we do not speak, so a client that accepts only Tables gets 406.
+// kube-apiserver decides the same way in RequestScope.AllowsMediaTypeTransform
+// (endpoints/handlers/rest.go): a Table only where the storage has a
+// TableConvertor.
+func NegotiateOutputWithoutTable(r *http.Request) (Output, error) {
+	return negotiateOutput(r, false)
+}
+
+func negotiateOutput(r *http.Request, tables bool) (Output, error) {
 	accept := r.Header.Get("Accept")
 	if strings.TrimSpace(accept) == "" {
 		return Output{}, nil
@@ -76,7 +90,7 @@ func NegotiateOutput(r *http.Request) (Output, error) {
 		switch as := params["as"]; {
 		case as == "":
 			return Output{}, nil
-		case as == "Table" && isMetaV1(params):
+		case as == "Table" && isMetaV1(params) && tables:
 			return Output{Table: "meta.k8s.io/" + params["v"]}, nil
 		case (as == PartialObjectMetadata || as == PartialObjectMetadataList) && isMetaV1(params):
 			return Output{Metadata: as, MetadataVersion: "meta.k8s.io/" + params["v"]}, nil
