@@ -120,6 +120,10 @@ func TestRenderTableCountsAndNotes(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, got)
 		}
 	}
+	// Rows come by group, then spec.
+	if d, w := strings.Index(got, "| Discovery | three"), strings.Index(got, "| Watchers | one"); d < 0 || w < 0 || d > w {
+		t.Errorf("rows not sorted by group:\n%s", got)
+	}
 }
 
 // A spec is [Serial] by its own label or its container's: a dry run's

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,8 +55,13 @@ func resultsBySpec(path string) (map[string]result, error) {
 	return m, nil
 }
 
-// renderTable is the Markdown of the counts, the table and the notes.
+// renderTable is the Markdown of the counts, the table and the notes,
+// rows sorted by group and spec (the suite's own order is random).
 func renderTable(specs []spec, ref, our map[string]result) string {
+	specs = slices.Clone(specs)
+	slices.SortStableFunc(specs, func(a, b spec) int {
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Text, b.Text))
+	})
 	var b, rows, notes strings.Builder
 	refPass, ourPass, ourExtra := 0, 0, 0
 	for _, s := range specs {
