@@ -27,6 +27,10 @@
 // kube-apiserver and etcd is measured by envtest_bench_test.go and written
 // up in docs/12-custom-resources.md.
 //
+// client_test.go uses the client the other ways operators do: an
+// optimistic-lock merge patch, a status patch, unstructured and
+// metadata-only reads, paging and DeleteAllOf.
+//
 // Read types.go (the Website Go type, its scheme and CRD), then
 // reconciler.go, then manager_test.go; harness_test.go starts the servers.
 //
