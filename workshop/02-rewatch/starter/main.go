@@ -51,7 +51,15 @@ func run(ctx context.Context, tf target.Flags) error {
 	}
 	defer w.Stop()
 	for {
-		ev, ok := <-w.ResultChan()
+		// The article's receive, with Ctrl-C beside it (a receive that
+		// ignored ctx could not be stopped once step 1 makes it spin).
+		var ev api.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok = <-w.ResultChan():
+		}
 		if !ok {
 			log.Printf("watch channel closed")
 			return nil // TODO(step 1): `continue` here instead. TODO(step 2): watch again from rv.
