@@ -82,12 +82,12 @@ func run(p *demo.Printer, tf target.Flags, timeout, interval, after time.Duratio
 		obj.Metadata.Namespace = t.Namespace
 		return obj
 	}
-	created, err := cms.Create(ctx, configMap(0))
-	if client.IsAlreadyExists(err) { // left by an earlier run on a shared server
-		created, err = cms.Update(ctx, configMap(0))
-	}
+	created, err := demo.CreateFresh(ctx, cms, configMap(0))
 	if err != nil {
 		return err
+	}
+	if t.Shared() {
+		defer demo.CleanUp(ctx, cms, "demo")
 	}
 
 	// The article's code: Watch once, with no timeout, and read the channel.

@@ -100,8 +100,11 @@ func run(p *demo.Printer, s settings, tr *narrate.Tracer) error {
 	}
 	obj := demo.ConfigMap("demo", map[string]string{"n": "0"}, nil)
 	obj.Metadata.Namespace = t.Namespace
-	if _, err := cms.Create(ctx, obj); err != nil && !client.IsAlreadyExists(err) {
-		return err // a demo left by an earlier run on a shared server is fine
+	if _, err := demo.CreateFresh(ctx, cms, obj); err != nil {
+		return err
+	}
+	if t.Shared() {
+		defer demo.CleanUp(ctx, cms, "demo")
 	}
 	st := &storm{p: p, faults: t.Faults(), cms: cms, s: s}
 

@@ -60,3 +60,26 @@ func TestCable(t *testing.T) {
 	require.NoError(t, err)
 	w.Stop()
 }
+
+// On a shared server a run starts from an object of its own, whatever an
+// earlier run left, and leaves nothing behind.
+func TestCreateFreshReplacesWhatWasLeft(t *testing.T) {
+	defer leakcheck.Check(t)()
+	ctx := context.Background()
+	_, cms, stop, err := demo.Start(ctx, apiserver.Config{}, client.Config{})
+	require.NoError(t, err)
+	defer stop()
+	left, err := cms.Create(ctx, demo.ConfigMap("demo", map[string]string{"n": "7"}, nil))
+	require.NoError(t, err)
+
+	fresh, err := demo.CreateFresh(ctx, cms, demo.ConfigMap("demo", map[string]string{"n": "0"}, nil))
+	require.NoError(t, err)
+	assert.NotEqual(t, left.Metadata.UID, fresh.Metadata.UID, "a new object, not the one left")
+	assert.Equal(t, "0", demo.Data(fresh, "n"))
+
+	demo.CleanUp(ctx, cms, "demo")
+	_, err = cms.Get(ctx, "demo")
+	assert.True(t, client.IsNotFound(err), "after CleanUp: %v", err)
+	_, err = demo.CreateFresh(ctx, cms, demo.ConfigMap("demo", nil, nil))
+	require.NoError(t, err, "nothing to delete first")
+}
