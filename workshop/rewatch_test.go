@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
@@ -68,4 +69,34 @@ func TestRewatchSolution(t *testing.T) {
 		}
 	}
 	require.Equal(t, append(written, deleted), printed, "every change exactly once, in order; the program printed:\n%v", p.seen)
+}
+
+// TestRewatchSolutionRelistsAfter410 is exercise 3's check, the recipe of
+// its Fix: the solution's watch is stalled, demo is deleted, the history
+// compacted and the connection killed. The re-watch gets 410, and the
+// list must say that demo went while the program was away.
+func TestRewatchSolutionRelistsAfter410(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	srv := startServer(t, apiserverConfig())
+	c, err := client.New(client.Config{Host: srv.URL()})
+	require.NoError(t, err)
+	cms := c.Resource(api.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("ex3")
+	p := start(t, "02-rewatch/solution", "-server", srv.URL(), "-namespace", "ex3")
+	p.waitFor(ctx, watchFrom)
+	obj := &api.Object{APIVersion: "v1", Kind: "ConfigMap", Metadata: api.ObjectMeta{Name: "demo", Namespace: "ex3"}}
+	_, err = cms.Create(ctx, obj)
+	require.NoError(t, err)
+	p.waitFor(ctx, regexp.MustCompile(`^ADDED +demo rv=`))
+
+	srv.Faults().StallWatches()
+	require.NoError(t, cms.Delete(ctx, "demo", client.DeleteOptions{}))
+	srv.Faults().CompactNow()
+	srv.Faults().KillWatchConnections()
+	p.waitFor(ctx, regexp.MustCompile(`^ERROR +410 too old resource version: \d+ \(\d+\): list again$`))
+	p.waitFor(ctx, regexp.MustCompile(`^GONE +demo \(deleted while away\)$`))
+	p.waitFor(ctx, regexp.MustCompile(`^listed 0 ConfigMaps in ex3 at rv=\d+$`))
+	for _, line := range p.seen {
+		assert.NotRegexp(t, `^DELETED +demo`, line, "the delete came from the list, not from the stalled watch")
+	}
 }
