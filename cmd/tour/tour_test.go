@@ -275,6 +275,8 @@ func TestTourAtomicFIFO(t *testing.T) {
 	defer leakcheck.Check(t)()
 	out := runTour(t, options{Queue: informer.AtomicFIFO})
 	assert.Contains(t, out, "one ReplacedAll delta")
+	// docs/workshop-solutions.md (5b) quotes this line.
+	assert.Regexp(t, `replaced at rv \d+: 2 objects listed, one ReplacedAll delta, 1 delta queued`, out)
 	assert.Contains(t, out, "DeletedFinalStateUnknown")
 	assert.Equal(t, checks, strings.Count(out, "✓"))
 }
