@@ -218,6 +218,37 @@ func TestTwoTabsEachMarkTheirOwnWatch(t *testing.T) {
 	assert.NotEqual(t, first[0], second[0])
 }
 
+// The workshop's "see it live" step 4: a stalled watch misses a delete;
+// after compact and kill watches, the re-watch gets 410 and the re-list's
+// Replace lights the row the page never heard go (DELETED, struck through,
+// for a moment: a MutationObserver notes it, so a busy machine cannot miss
+// it between two polls).
+func TestStalledWatchMissesADeleteTheRelistFinds(t *testing.T) {
+	e := newEnv(t, "")
+	e.createConfigMap(namespace, "kept")
+	e.createConfigMap(namespace, "doomed")
+	e.waitTableMatchesServer(appearWithin)
+	_, err := chromedp.Run(e.tab, chromedp.Evaluate[bool](`(() => {
+  window.goneKeys = [];
+  new MutationObserver(() => {
+    for (const tr of document.querySelectorAll('#objects tbody tr[data-gone]')) window.goneKeys.push(tr.dataset.key);
+  }).observe(document.querySelector('#objects'), { subtree: true, childList: true, attributes: true });
+  return true;
+})()`))
+	require.NoError(t, err)
+
+	e.fault("stall-watches")
+	e.do("DELETE", "/api/v1/namespaces/"+namespace+"/configmaps/doomed", "", http.StatusOK)
+	e.fault("compact")
+	e.fault("kill-watches")
+	for _, line := range []string{"ERROR 410 Expired", "410 Expired", "re-listing", `list at resourceVersion "`} {
+		e.waitTimeline(line, recoverWithin)
+	}
+	e.waitJS(`window.goneKeys.includes("`+namespace+`/doomed")`, recoverWithin, "the re-list shows doomed as DELETED")
+	e.waitTableMatchesServer(recoverWithin)
+	assert.Zero(t, e.countTimeline("DELETED "+namespace+"/doomed"), "the stalled watch never delivered the delete")
+}
+
 // A workshop room on a projector at 1280x720: an attendee's object with a
 // 30-character name, ten watchers of the room across three resources (two
 // more in another attendee's namespace, left out of the page's view of
