@@ -29,7 +29,7 @@ func TestPodAndServiceStatusSubresource(t *testing.T) {
 	st := ts.do(req{method: "PATCH", path: pods2 + "/p/status", body: `{"status":{"phase":"Running"},"metadata":{"labels":{"c":"d"}},"spec":{"nodeName":"n"}}`, header: merge})
 	st.mustCode(t, http.StatusOK)
 	obj := st.object(t)
-	assert.JSONEq(t, `{"phase":"Running"}`, string(obj.Get("status")))
+	assert.JSONEq(t, `{"phase":"Running","qosClass":"BestEffort"}`, string(obj.Get("status")), "merged into the new pod's status")
 	assert.NotContains(t, string(obj.Get("spec")), `"nodeName"`, "a write of /status ignores spec")
 	ts.get("/api/v1/namespaces/fixtures2/services/nope/status").mustCode(t, http.StatusNotFound)
 }

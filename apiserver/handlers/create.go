@@ -19,8 +19,10 @@ import (
 // does it (handlers/create.go, registry/rest/create.go BeforeCreate):
 // decode the body (400), check its namespace against the path (400), check
 // the namespace exists (404, NamespaceLifecycle admission), generate a name
-// from generateName, validate (422), store (409 AlreadyExists), and answer
-// 201 Created with the stored object.
+// from generateName, default, run the kind's mutating admission (a Pod's
+// service account, priority and tolerations: admission.go), validate
+// (422), store (409 AlreadyExists), and answer 201 Created with the stored
+// object.
 
 // maxGenerateNameAttempts bounds retries when a generated name is taken.
 const maxGenerateNameAttempts = 8
@@ -76,6 +78,11 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 		}
 		if res.Default != nil {
 			if err := res.Default(next); err != nil {
+				return nil, err
+			}
+		}
+		if res.AdmitCreate != nil {
+			if err := res.AdmitCreate(r.Context(), next, h.lookup); err != nil {
 				return nil, err
 			}
 		}

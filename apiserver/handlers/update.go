@@ -139,6 +139,11 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 			return nil, err
 		}
 	}
+	if res.AdmitUpdate != nil {
+		if err := res.AdmitUpdate(next, cur); err != nil {
+			return nil, err
+		}
+	}
 	if res.Generation {
 		next.Metadata.Generation = cur.Metadata.Generation
 		if !sameJSON(cur.Get(res.SpecField()), next.Get(res.SpecField())) {

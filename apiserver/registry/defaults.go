@@ -1,10 +1,8 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"listwatch/api"
 )
@@ -33,7 +31,8 @@ var (
 
 // defaultDeployment is SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go):
 // replicas 1; strategy RollingUpdate with maxUnavailable and maxSurge 25%;
-// revisionHistoryLimit 10; progressDeadlineSeconds 600.
+// revisionHistoryLimit 10; progressDeadlineSeconds 600; and its pod
+// template's defaults (podspecdefaults.go).
 func defaultDeployment(obj *api.Object) error {
 	return defaultSpec(obj, func(spec *members) error {
 		spec.setDefault("replicas", `1`, deploymentSpecOrder)
@@ -54,16 +53,40 @@ func defaultDeployment(obj *api.Object) error {
 		spec.set("strategy", strategy.marshal(), deploymentSpecOrder)
 		spec.setDefault("revisionHistoryLimit", `10`, deploymentSpecOrder)
 		spec.setDefault("progressDeadlineSeconds", `600`, deploymentSpecOrder)
+		spec.edit("template", defaultPodTemplateSpec)
 		return nil
 	})
 }
 
-// defaultReplicaSet is SetDefaults_ReplicaSet: replicas 1.
+// defaultReplicaSet is SetDefaults_ReplicaSet, replicas 1, and its pod
+// template's defaults.
 func defaultReplicaSet(obj *api.Object) error {
 	return defaultSpec(obj, func(spec *members) error {
 		spec.setDefault("replicas", `1`, replicaSetSpecOrder)
+		spec.edit("template", defaultPodTemplateSpec)
 		return nil
 	})
+}
+
+// defaultPodTemplate is SetObjectDefaults_PodTemplate
+// (pkg/apis/core/v1/zz_generated.defaults.go): its template's pod spec.
+// (The generated functions of all three kinds default the template even
+// when the client sent none, which validation then refuses; ours leaves
+// an absent template absent.)
+func defaultPodTemplate(obj *api.Object) error {
+	raw := obj.Get("template")
+	if raw == nil || isJSONNull(raw) {
+		return nil
+	}
+	t, err := parseMembers(raw)
+	if err != nil {
+		return nil // not an object: the body's type check refuses it
+	}
+	defaultPodTemplateSpec(&t)
+	if err := obj.Set("template", t.marshal()); err != nil {
+		return api.NewInternalError(fmt.Errorf("defaulting template: %w", err))
+	}
+	return nil
 }
 
 // defaultSpec applies fill to the object's spec (an empty one if absent)
@@ -86,98 +109,6 @@ func defaultSpec(obj *api.Object, fill func(*members) error) error {
 	}
 	return nil
 }
-
-// members is a JSON object as its members in order.
-type members []member
-
-type member struct {
-	name string
-	raw  json.RawMessage
-}
-
-// parseMembers reads a JSON object keeping its members' order.
-func parseMembers(raw json.RawMessage) (members, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	var out members
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, member{name: name, raw: v})
-	}
-	return out, nil
-}
-
-func (m members) get(name string) json.RawMessage {
-	for _, f := range m {
-		if f.name == name {
-			return f.raw
-		}
-	}
-	return nil
-}
-
-// object reads a member that is an object (absent or null: an empty one).
-func (m members) object(name string) (members, error) {
-	raw := m.get(name)
-	if raw == nil || isJSONNull(raw) {
-		return members{}, nil
-	}
-	return parseMembers(raw)
-}
-
-// setDefault sets name to value when it is absent or null.
-func (m *members) setDefault(name, value string, order []string) {
-	if raw := m.get(name); raw == nil || isJSONNull(raw) {
-		m.set(name, json.RawMessage(value), order)
-	}
-}
-
-// set replaces a member, or inserts it before the first member that comes
-// after it in order.
-func (m *members) set(name string, value json.RawMessage, order []string) {
-	for i := range *m {
-		if (*m)[i].name == name {
-			(*m)[i].raw = value
-			return
-		}
-	}
-	at := len(*m)
-	if pos := slices.Index(order, name); pos >= 0 {
-		for i, f := range *m {
-			if p := slices.Index(order, f.name); p > pos {
-				at = i
-				break
-			}
-		}
-	}
-	*m = slices.Insert(*m, at, member{name: name, raw: value})
-}
-
-func (m members) marshal() json.RawMessage {
-	b := []byte{'{'}
-	for i, f := range m {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		name, _ := json.Marshal(f.name)
-		b = append(b, name...)
-		b = append(b, ':')
-		b = append(b, f.raw...)
-	}
-	return append(b, '}')
-}
-
-func isJSONNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // The status a new object starts with: whatever the client sent is
 // dropped, as the strategies' PrepareForCreate do (pkg/registry/apps/

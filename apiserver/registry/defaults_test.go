@@ -23,7 +23,7 @@ func objectOf(t *testing.T, js string) *api.Object {
 func TestDefaultDeployment(t *testing.T) {
 	o := objectOf(t, `{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{},"spec":{}},"strategy":{}}}`)
 	require.NoError(t, defaultDeployment(o))
-	assert.Equal(t, `{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{},"spec":{}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}},"revisionHistoryLimit":10,"progressDeadlineSeconds":600}`,
+	assert.Equal(t, `{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{},"spec":{"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}},"revisionHistoryLimit":10,"progressDeadlineSeconds":600}`,
 		string(o.Get("spec")))
 
 	o = objectOf(t, `{"spec":{"selector":{},"strategy":{"type":"Recreate"},"revisionHistoryLimit":2}}`)
@@ -40,7 +40,8 @@ func TestDefaultDeployment(t *testing.T) {
 func TestDefaultReplicaSet(t *testing.T) {
 	o := objectOf(t, `{"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{}}}`)
 	require.NoError(t, defaultReplicaSet(o))
-	assert.Equal(t, `{"replicas":1,"selector":{"matchLabels":{"a":"b"}},"template":{}}`, string(o.Get("spec")))
+	assert.Equal(t, `{"replicas":1,"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{}}}`, string(o.Get("spec")),
+		"a template's metadata is always written")
 	o = objectOf(t, `{"spec":{"replicas":0}}`)
 	require.NoError(t, defaultReplicaSet(o))
 	assert.Equal(t, `{"replicas":0}`, string(o.Get("spec")), "an explicit zero stays")

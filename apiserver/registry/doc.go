@@ -17,7 +17,13 @@
 // rules, Table columns); registry.go finds entries by path or by group and
 // resource; names.go validates metadata and generates names; namespaces.go
 // gives namespaces their server-side fields; defaults.go fills in the
-// fields a client may leave out (a Deployment's strategy); leases.go and
+// fields a client may leave out (a Deployment's strategy), with
+// podspecdefaults.go for every pod spec (a Pod's and a template's) and
+// poddefaults.go for a Pod's own, podadmission.go what the default
+// admission plugins add to a new Pod (its service account token,
+// priority, tolerations) and qos.go its QoS class; jsonmembers.go edits
+// JSON objects in field order and podfieldorder.go has the orders;
+// leases.go and
 // datakeys.go check kinds' own fields; eventsv1.go says how events.k8s.io
 // Events are kept: as core Events, converted on the way in and out
 // (storedas.go, the store as a resource that is stored in another version

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -86,6 +87,13 @@ type Resource struct {
 	// storage with generic.UndecoratedStorage, not StorageWithCacher.
 	// Every other built-in kind, and every custom resource, is cached.
 	NotWatchCached bool
+	// AdmitCreate, if set, is what kube-apiserver's default mutating
+	// admission plugins do to a new object after defaulting and before
+	// validation (podadmission.go); lookup reads the objects they
+	// consult. It may return a Status error (a 403 refusal).
+	AdmitCreate func(ctx context.Context, obj *api.Object, lookup Lookup) error
+	// AdmitUpdate is the same for a replacement of the stored object old.
+	AdmitUpdate func(obj, old *api.Object) error
 	// StoragePrefix, if set, replaces /registry/<resource>/ as the store
 	// prefix (see eventsV1).
 	StoragePrefix string
@@ -194,10 +202,15 @@ func coreV1() []*Resource {
 			Version: "v1", Name: "pods", SingularName: "pod",
 			Kind: "Pod", ListKind: "PodList", ShortNames: []string{"po"}, Categories: []string{"all"},
 			Namespaced: true, Verbs: AllVerbs, ReturnDeletedObject: true, Generation: true,
-			ValidateName: validateDNS1123Subdomain,
-			Subresources: []string{SubresourceResize, SubresourceStatus},
-			Columns:      podColumns,
-			WideColumns:  podWideColumns,
+			ValidateName:        validateDNS1123Subdomain,
+			Subresources:        []string{SubresourceResize, SubresourceStatus},
+			Default:             defaultPod,
+			AdmitCreate:         admitPodCreate,
+			AdmitUpdate:         admitPodUpdate,
+			PrepareCreate:       preparePodCreate,
+			PrepareStatusUpdate: preparePodStatusUpdate,
+			Columns:             podColumns,
+			WideColumns:         podWideColumns,
 		},
 		{
 			Version: "v1", Name: "services", SingularName: "service",
@@ -227,6 +240,7 @@ func coreV1() []*Resource {
 			Kind: "PodTemplate", ListKind: "PodTemplateList",
 			Namespaced: true, Verbs: AllVerbs, Generation: true, GenerationField: "template",
 			ValidateName: validateDNS1123Subdomain,
+			Default:      defaultPodTemplate,
 			Columns:      podTemplateColumns,
 			NoAgeColumn:  true,
 		},
