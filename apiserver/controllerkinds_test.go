@@ -74,10 +74,10 @@ func TestControllerKindsAsRecorded(t *testing.T) {
 		return o.Spec
 	}
 
-	// Defaults: what a Deployment and a ReplicaSet left out. (The real
-	// server also defaults the pod template's fields; we do not.)
+	// Defaults: what a Deployment and a ReplicaSet left out, their pod
+	// templates' included.
 	got, want := specOf(send("kinds-deployment-create-defaults-201.json")), specOf(fixture(t, "kinds-deployment-create-defaults-201.json"))
-	for _, k := range []string{"replicas", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds"} {
+	for _, k := range []string{"replicas", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds", "template"} {
 		assert.JSONEq(t, string(want[k]), string(got[k]), "spec.%s", k)
 	}
 	rs := send("kinds-replicaset-create-201.json")
