@@ -200,6 +200,19 @@ func TestDeploymentControllerScalesRollsOutAndDeletes(t *testing.T) {
 			assert.NotEqual(t, b.Metadata.UID, p.Metadata.UID, "every Pod is of the new template")
 		}
 	}
+	// The same template sent again bare, as kubectl apply sends a
+	// manifest: the server's defaults make it the stored template, so
+	// no new generation and no new pod-template-hash.
+	cur, err := deps.Get(ctx, "web")
+	require.NoError(t, err)
+	_, err = deps.Patch(ctx, "web", client.PatchTypeMerge,
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}}`))
+	require.NoError(t, err)
+	again, err := deps.Get(ctx, "web")
+	require.NoError(t, err)
+	assert.Equal(t, cur.Metadata.Generation, again.Metadata.Generation)
+	assert.JSONEq(t, string(cur.Get("spec")), string(again.Get("spec")))
+
 	// The old template's ReplicaSet stays, scaled to 0: it is revision 1,
 	// the new one revision 2, as `kubectl rollout history` lists them.
 	d, err := deps.Get(ctx, "web")
