@@ -162,7 +162,7 @@ func admitPriority(obj *api.Object, spec *members) error {
 // imagePullSecrets gets its ServiceAccount's.
 //
 // Where Kubernetes differs: the real plugin refuses (403) a Pod whose
-// ServiceAccount does not exist, after retrying for about a second when
+// ServiceAccount does not exist, after retrying for one to two seconds when
 // it is default, which the serviceaccount controller makes in every
 // namespace. Ours admits it as if the ServiceAccount existed with nothing
 // set, since our apiserver often runs without that controller (the tour,
