@@ -74,17 +74,30 @@ func defaultReplicaSet(obj *api.Object) error {
 // when the client sent none, which validation then refuses; ours leaves
 // an absent template absent.)
 func defaultPodTemplate(obj *api.Object) error {
-	raw := obj.Get("template")
+	return editField(obj, "template", func(t *members) error {
+		defaultPodTemplateSpec(t)
+		return nil
+	})
+}
+
+// editField applies edit to the object's top-level member name and writes
+// it back; one that is absent, null or not an object (the body's type
+// check refuses those) is left alone. edit's error (a refusal) is
+// returned.
+func editField(obj *api.Object, name string, edit func(*members) error) error {
+	raw := obj.Get(name)
 	if raw == nil || isJSONNull(raw) {
 		return nil
 	}
-	t, err := parseMembers(raw)
+	m, err := parseMembers(raw)
 	if err != nil {
-		return nil // not an object: the body's type check refuses it
+		return nil
 	}
-	defaultPodTemplateSpec(&t)
-	if err := obj.Set("template", t.marshal()); err != nil {
-		return api.NewInternalError(fmt.Errorf("defaulting template: %w", err))
+	if err := edit(&m); err != nil {
+		return err
+	}
+	if err := obj.Set(name, m.marshal()); err != nil {
+		return api.NewInternalError(fmt.Errorf("defaulting %s: %w", name, err))
 	}
 	return nil
 }

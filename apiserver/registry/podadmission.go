@@ -46,7 +46,7 @@ const (
 // real server does (ServiceAccount, Priority, DefaultTolerationSeconds:
 // AllOrderedPlugins in plugins.go).
 func admitPodCreate(ctx context.Context, obj *api.Object, lookup Lookup) error {
-	return editSpec(obj, func(spec *members) error {
+	return editField(obj, "spec", func(spec *members) error {
 		if _, mirror := obj.Metadata.Annotations[mirrorPodAnnotation]; !mirror {
 			if err := admitServiceAccount(ctx, obj, spec, lookup); err != nil {
 				return err
@@ -69,7 +69,7 @@ func admitPodUpdate(obj, old *api.Object) error {
 	if err != nil {
 		stored = members{}
 	}
-	return editSpec(obj, func(spec *members) error {
+	return editField(obj, "spec", func(spec *members) error {
 		for _, name := range []string{"priority", "preemptionPolicy"} {
 			if !spec.has(name) && stored.has(name) {
 				spec.set(name, stored.get(name), podSpecOrder)
@@ -78,22 +78,6 @@ func admitPodUpdate(obj, old *api.Object) error {
 		admitTolerations(spec)
 		return nil
 	})
-}
-
-// editSpec applies edit to the object's spec and writes it back,
-// returning edit's error (a refusal).
-func editSpec(obj *api.Object, edit func(*members) error) error {
-	spec, err := parseMembers(obj.Get("spec"))
-	if err != nil {
-		return nil // not an object: the body's type check refuses it
-	}
-	if err := edit(&spec); err != nil {
-		return err
-	}
-	if err := obj.Set("spec", spec.marshal()); err != nil {
-		return api.NewInternalError(fmt.Errorf("admitting pod: %w", err))
-	}
-	return nil
 }
 
 // admitTolerations is DefaultTolerationSeconds: a Pod that does not

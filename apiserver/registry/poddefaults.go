@@ -88,31 +88,20 @@ func requestsFromLimits(r *members) {
 // defaultPodStatus is SetDefaults_PodStatus: podIP and podIPs say the
 // same, podIP winning when they differ (older kubelets set only podIP).
 func defaultPodStatus(obj *api.Object) error {
-	raw := obj.Get("status")
-	if raw == nil || isJSONNull(raw) {
+	return editField(obj, "status", func(status *members) error {
+		ip := status.str("podIP")
+		var ips []struct {
+			IP string `json:"ip"`
+		}
+		_ = json.Unmarshal(status.get("podIPs"), &ips)
+		switch {
+		case ip != "" && (len(ips) == 0 || ips[0].IP != ip):
+			status.set("podIPs", json.RawMessage(`[{"ip":`+quote(ip)+`}]`), podStatusOrder)
+		case ip == "" && len(ips) > 0:
+			status.set("podIP", json.RawMessage(quote(ips[0].IP)), podStatusOrder)
+		}
 		return nil
-	}
-	status, err := parseMembers(raw)
-	if err != nil {
-		return nil // not an object: the body's type check refuses it
-	}
-	ip := status.str("podIP")
-	var ips []struct {
-		IP string `json:"ip"`
-	}
-	_ = json.Unmarshal(status.get("podIPs"), &ips)
-	switch {
-	case ip != "" && (len(ips) == 0 || ips[0].IP != ip):
-		status.set("podIPs", json.RawMessage(`[{"ip":`+quote(ip)+`}]`), podStatusOrder)
-	case ip == "" && len(ips) > 0:
-		status.set("podIP", json.RawMessage(quote(ips[0].IP)), podStatusOrder)
-	default:
-		return nil
-	}
-	if err := obj.Set("status", status.marshal()); err != nil {
-		return api.NewInternalError(fmt.Errorf("defaulting status: %w", err))
-	}
-	return nil
+	})
 }
 
 // preparePodCreate is the pod strategy's PrepareForCreate
