@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"listwatch/api/protobuf"
 )
 
 // cronTabsCRD is the CronTab of Kubernetes' CustomResourceDefinition
@@ -150,4 +152,32 @@ func TestCustomResourceOpenAPIDocument(t *testing.T) {
 	for name := range ours.Components.Schemas {
 		assert.Contains(t, real.Components.Schemas, name, "the real document has every schema ours has")
 	}
+}
+
+// A CustomResourceDefinition sent as protobuf, as client-go's
+// apiextensions clientset sends it when asked to (Kubernetes' e2e tests
+// do), is created like the same definition in JSON and serves its
+// resource; kube-apiserver reads both (the apiextensions types have
+// protobuf messages).
+func TestCustomResourceDefinitionFromProtobuf(t *testing.T) {
+	ts := startServer(t, Config{})
+	body, err := protobuf.Default().EncodeObject("apiextensions.k8s.io/v1", "CustomResourceDefinition", []byte(cronTabsCRD))
+	require.NoError(t, err)
+	created := ts.do(req{method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: string(body),
+		header: map[string]string{"Content-Type": protobuf.ContentType}}).object(t)
+	require.Equal(t, "crontabs.stable.example.com", created.Metadata.Name)
+	require.Eventually(t, func() bool { return ts.get("/apis/stable.example.com/v1").code == http.StatusOK },
+		safetyTimeout, 10*time.Millisecond, "stable.example.com/v1 is served")
+
+	var want, got any
+	require.NoError(t, json.Unmarshal([]byte(cronTabsCRD), &want))
+	require.NoError(t, json.Unmarshal(ts.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com").object(t).Get("spec"), &got))
+	wantSpec := want.(map[string]any)["spec"].(map[string]any)
+	gotSpec := got.(map[string]any)
+	for _, k := range []string{"group", "scope"} {
+		assert.Equal(t, wantSpec[k], gotSpec[k], k)
+	}
+	assert.Equal(t, "CronTab", gotSpec["names"].(map[string]any)["kind"])
+	assert.Equal(t, wantSpec["versions"].([]any)[0].(map[string]any)["schema"], gotSpec["versions"].([]any)[0].(map[string]any)["schema"])
+	ts.do(req{method: "POST", path: crontabs, body: cronTab("daily", `{"cronSpec":"0 0 * * *"}`)}).mustCode(t, http.StatusCreated)
 }

@@ -155,7 +155,7 @@ func lookup(m *message, key string) (*field, *message) {
 // members of this object.
 func (c *conformer) object(dst []byte, v json.RawMessage, m *message, path, goPath string, top bool) ([]byte, error) {
 	if m.custom != nil {
-		if err := m.custom.fromJSON(dynamicpb.NewMessage(m.desc), v); err != nil {
+		if err := m.customFromJSON(dynamicpb.NewMessage(m.desc), v, path); err != nil {
 			return nil, err
 		}
 		return append(dst, bytes.TrimSpace(v)...), nil

@@ -12,8 +12,10 @@
 //	client ══ protobuf ══► DecodeObject ──► JSON ──► apiserver, store
 //	client ◄══ protobuf ══ EncodeObject, AppendWatchFrame ◄── JSON ◄──┘
 //
-// How: the official generated.proto files of k8s.io/api and
-// k8s.io/apimachinery, compiled into descriptors.binpb by tools/protogen,
+// How: the official generated.proto files of k8s.io/api,
+// k8s.io/apimachinery and (for CustomResourceDefinitions)
+// k8s.io/apiextensions-apiserver, compiled into descriptors.binpb by
+// tools/protogen,
 // give every message and field; google.golang.org/protobuf (dynamicpb,
 // protoreflect) reads and writes them. Protobuf alone does not say how a
 // field looks in Kubernetes' JSON, so tools/protogen also writes fields.txt
@@ -21,7 +23,9 @@
 // are pointers (Kubernetes' marshallers write every non-pointer field, even
 // when zero, and the recordings are byte-exact only if we do too). The few
 // types with their own JSON form (Time, MicroTime, Duration, Quantity,
-// IntOrString, RawExtension, FieldsV1) are hand-written in kubetypes.go.
+// IntOrString, RawExtension, FieldsV1) are hand-written in kubetypes.go,
+// and a CRD schema's (JSON and the three JSONSchemaPropsOr types) in
+// apiextensions.go.
 //
 // What it mirrors in Kubernetes: the protobuf serializer of
 // k8s.io/apimachinery/pkg/runtime/serializer/protobuf (the "k8s\x00" magic

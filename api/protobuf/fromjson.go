@@ -44,10 +44,11 @@ func (s *Schema) Marshal(apiVersion, kind string, js []byte) ([]byte, error) {
 // fillMessage sets pm from the JSON value v (not null).
 func fillMessage(pm protoreflect.Message, m *message, v json.RawMessage, path string) error {
 	if m.custom != nil {
-		if err := m.custom.fromJSON(pm, v); err != nil {
-			return &FieldError{Path: pathOrRoot(path), Err: err}
+		err := m.customFromJSON(pm, v, path)
+		if fe := (*FieldError)(nil); err != nil && !errors.As(err, &fe) {
+			err = &FieldError{Path: pathOrRoot(path), Err: err}
 		}
-		return nil
+		return err
 	}
 	var obj map[string]json.RawMessage
 	if err := decodeJSON(v, &obj); err != nil || obj == nil {

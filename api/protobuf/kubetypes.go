@@ -26,6 +26,28 @@ type customType struct {
 	// zero fills m as Kubernetes writes the type's zero value where the Go
 	// field is not a pointer; nil means an empty message.
 	zero func(m protoreflect.Message)
+	// wraps names the ordinary message this type holds (JSONSchemaProps);
+	// a type with wraps converts through fromJSONIn and toJSONIn, which
+	// are handed that message's schema, instead of fromJSON and toJSON.
+	wraps      protoreflect.FullName
+	fromJSONIn func(m protoreflect.Message, v json.RawMessage, inner *message, path string) error
+	toJSONIn   func(dst []byte, m protoreflect.Message, inner *message) ([]byte, error)
+}
+
+// customFromJSON fills pm, a message of the custom type m, from v.
+func (m *message) customFromJSON(pm protoreflect.Message, v json.RawMessage, path string) error {
+	if m.custom.fromJSONIn != nil {
+		return m.custom.fromJSONIn(pm, v, m.inner, path)
+	}
+	return m.custom.fromJSON(pm, v)
+}
+
+// customToJSON appends the JSON of pm, a message of the custom type m.
+func (m *message) customToJSON(dst []byte, pm protoreflect.Message) ([]byte, error) {
+	if m.custom.toJSONIn != nil {
+		return m.custom.toJSONIn(dst, pm, m.inner)
+	}
+	return m.custom.toJSON(dst, pm)
 }
 
 const (
@@ -136,6 +158,12 @@ var customTypes = map[protoreflect.FullName]*customType{
 	"k8s.io.apimachinery.pkg.runtime.RawExtension": rawJSON,
 	// meta/v1 FieldsV1 (managedFields): the same, in {bytes Raw = 1}.
 	metaV1 + "FieldsV1": rawJSON,
+	// apiextensions/v1 JSON (a schema's default, enum, example): the same,
+	// in {bytes raw = 1}.
+	apiextensionsV1 + "JSON":                         rawJSON,
+	apiextensionsV1 + "JSONSchemaPropsOrArray":       schemaOrArray,
+	apiextensionsV1 + "JSONSchemaPropsOrBool":        schemaOrBool,
+	apiextensionsV1 + "JSONSchemaPropsOrStringArray": schemaOrStringArray,
 }
 
 // rawJSON maps a message {bytes = 1} whose bytes are a JSON value.

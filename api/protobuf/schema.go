@@ -14,8 +14,9 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
-// descriptorSet is the official generated.proto files of k8s.io/api and
-// k8s.io/apimachinery compiled into a FileDescriptorSet by tools/protogen.
+// descriptorSet is the official generated.proto files of k8s.io/api,
+// k8s.io/apimachinery and k8s.io/apiextensions-apiserver compiled into a
+// FileDescriptorSet by tools/protogen.
 //
 //go:embed descriptors.binpb
 var descriptorSet []byte
@@ -42,6 +43,9 @@ type message struct {
 	custom *customType
 	// fields in Go struct order, which is the order of the JSON keys.
 	fields []*field
+	// inner is the message a custom type wraps, when its mapping converts
+	// one (customType.wraps): JSONSchemaProps for its Or* types.
+	inner *message
 }
 
 // field is one field of a message.
@@ -149,6 +153,11 @@ func NewSchema(set []byte, table string) (*Schema, error) {
 	}
 	// Link fields to their messages now that all are known.
 	for _, m := range s.messages {
+		if m.custom != nil && m.custom.wraps != "" {
+			if m.inner = s.messages[m.custom.wraps]; m.inner == nil {
+				return nil, fmt.Errorf("field table: %s wraps %s, which is not in the table", m.desc.FullName(), m.custom.wraps)
+			}
+		}
 		for _, f := range m.fields {
 			md := f.desc.Message()
 			if f.desc.IsMap() {
@@ -178,6 +187,9 @@ func protoPackage(apiVersion string) string {
 	switch {
 	case group == "meta.k8s.io":
 		return "k8s.io.apimachinery.pkg.apis.meta." + version
+	case group == "apiextensions.k8s.io":
+		// CustomResourceDefinitions live in k8s.io/apiextensions-apiserver.
+		return apiextensionsPackage + version
 	case strings.HasSuffix(group, ".k8s.io"):
 		// rbac.authorization.k8s.io is k8s.io.api.rbac.
 		group, _, _ = strings.Cut(group, ".")

@@ -104,7 +104,7 @@ func appendFields(dst []byte, pm protoreflect.Message, m *message, first *bool) 
 				// protobuf -> JSON -> protobuf -> JSON is a fixed point.
 				// An omitzero Time (creationTimestamp) that is zero is
 				// left out the same way.
-				b, err := f.msg.custom.toJSON(nil, v.Message())
+				b, err := f.msg.customToJSON(nil, v.Message())
 				has = err != nil || string(b) != "null"
 			}
 			if f.omitzero && !has {
@@ -157,7 +157,7 @@ func appendValue(dst []byte, fd protoreflect.FieldDescriptor, m *message, v prot
 	if m != nil {
 		pm := v.Message()
 		if m.custom != nil {
-			return m.custom.toJSON(dst, pm)
+			return m.customToJSON(dst, pm)
 		}
 		first := true
 		dst = append(dst, '{')

@@ -1,6 +1,7 @@
 // Command protogen regenerates the protobuf schema listwatch's core module
 // embeds (api/protobuf): the official generated.proto files of
-// k8s.io/api and k8s.io/apimachinery, compiled by a pure-Go compiler
+// k8s.io/api, k8s.io/apimachinery and k8s.io/apiextensions-apiserver (the
+// CustomResourceDefinition types), compiled by a pure-Go compiler
 // (github.com/bufbuild/protocompile, so no protoc is needed) into a
 // FileDescriptorSet, and a table of how each field appears in Kubernetes'
 // JSON, read from the Go types by reflection. Both depend only on the
