@@ -10,8 +10,9 @@
 #                      runs, the memory-limit runs, running the docs'
 #                      commands and the examples' long runs); no
 #                      staticcheck, no nested modules (interop/, etcd/,
-#                      uitest/, tools/), no fuzzing. Under 3 minutes once
-#                      the build cache is warm.
+#                      uitest/, tools/), no fuzzing. About 3 minutes on
+#                      2 quiet cores once the build cache is warm
+#                      (README.md says how that was measured).
 #   ./test.sh stress   everything, as ./test.sh does, on a loaded machine:
 #                      two busy loops per core (nproc) run from the first
 #                      stage to the last and are killed when the run ends,
