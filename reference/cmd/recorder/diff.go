@@ -33,16 +33,19 @@ func diffCmd(ctx context.Context, args []string) error {
 	oursPort := fs.Int("ours-port", 18443, "the port our apiserver listens on (127.0.0.1)")
 	repo := fs.String("repo", repoRoot, "the repository root (the core module, with cmd/apiserver)")
 	explained := fs.String("explained", filepath.Join(repoRoot, "docs", "kubectl-and-client-go.md"), "the page whose table explains differences")
+	keep := fs.String("keep", "", "keep both runs' recordings and logs in this new directory (default: a temporary one, removed)")
 	_ = fs.Parse(args)
 	rules, err := loadRules(*explained)
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "recorder-diff-")
+	work, err := workDir(*keep)
 	if err != nil {
-		return fmt.Errorf("diff: %w", err)
+		return err
 	}
-	defer os.RemoveAll(work)
+	if *keep == "" {
+		defer os.RemoveAll(work)
+	}
 	if err := refcluster(ctx, "start", *o); err != nil {
 		return err
 	}
@@ -58,6 +61,22 @@ func diffCmd(ctx context.Context, args []string) error {
 	}
 	diffs := compareResults(ref, ours)
 	return report(os.Stdout, diffs, rules, len(ref))
+}
+
+// workDir is where both runs write: keep (which must not exist yet, so
+// nothing is mixed with an earlier run) or a new temporary directory.
+func workDir(keep string) (string, error) {
+	if keep == "" {
+		dir, err := os.MkdirTemp("", "recorder-diff-")
+		if err != nil {
+			return "", fmt.Errorf("diff: %w", err)
+		}
+		return dir, nil
+	}
+	if err := os.Mkdir(keep, 0o755); err != nil {
+		return "", fmt.Errorf("diff -keep: %w", err)
+	}
+	return keep, nil
 }
 
 // replayBoth runs the script against the reference and ours at the same
@@ -117,7 +136,10 @@ func startOurs(ctx context.Context, repo, work, state string, port int) (func(),
 	if err != nil {
 		return nil, fmt.Errorf("our apiserver's log: %w", err)
 	}
+	// Revisions start at 1, as a new etcd's do: the script's "far
+	// future" resourceVersion (1000000) must be ahead of both servers.
 	cmd := exec.Command(bin, "-listen", fmt.Sprintf("127.0.0.1:%d", port), "-token", token, "-quiet", "-enable-faults",
+		"-revisions-from-clock=false",
 		"-tls-cert-file", filepath.Join(state, "apiserver.crt"), "-tls-private-key-file", filepath.Join(state, "apiserver.key"))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

@@ -71,3 +71,53 @@ func TestRulesComeFromTheDocsTable(t *testing.T) {
 		t.Errorf("items explained by row %d", i)
 	}
 }
+
+// kube-apiserver sends the bookmark before a watch's deadline once or
+// twice; a repeat is set aside, a bookmark at a new resourceVersion is not.
+func TestRepeatedBookmarksAreOneEvent(t *testing.T) {
+	bm := func(rv string) string {
+		return `{"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":"` + rv + `"}}}` + "\n"
+	}
+	ref := []result{{file: "w.jsonl", status: "200 OK", body: []byte(`{"type":"ADDED"}` + "\n" + bm("5") + bm("5"))}}
+	ours := []result{{file: "w.jsonl", status: "200 OK", body: []byte(`{"type":"ADDED"}` + "\n" + bm("9"))}}
+	if diffs := compareResults(ref, ours); len(diffs) != 0 {
+		t.Errorf("diffs = %v, want none", diffs)
+	}
+	ours[0].body = []byte(`{"type":"ADDED"}` + "\n")
+	if diffs := compareResults(ref, ours); len(diffs) != 1 {
+		t.Errorf("diffs = %v, want the missing bookmark", diffs)
+	}
+}
+
+// Lists of different lengths are compared by what names their elements,
+// so a kind one server lacks is one difference and the others are still
+// compared member by member; a row "where ours has nothing" explains
+// only what ours lacks.
+func TestKeyedListsAndRowsForWhatOursLacks(t *testing.T) {
+	ref := []result{{file: "d.json", status: "200 OK", body: []byte(
+		`{"resources":[{"name":"bindings","verbs":["create"]},{"name":"pods","verbs":["get"],"storageVersionHash":"x"}]}`)}}
+	ours := []result{{file: "d.json", status: "200 OK", body: []byte(`{"resources":[{"name":"pods","verbs":["list"]}]}`)}}
+	var got []string
+	for _, d := range compareResults(ref, ours) {
+		got = append(got, d.path)
+	}
+	want := []string{"resources[name=bindings]", "resources[name=pods].storageVersionHash", "resources[name=pods].verbs[0]"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("paths %v, want %v", got, want)
+	}
+	page := filepath.Join(t.TempDir(), "page.md")
+	text := "# x\n\n" + rulesHeading + "\n\n| recordings | path | why |\n|---|---|---|\n" +
+		"| `d.json` | `resources\\[name=[^\\]]+\\](\\..*)?` where ours has nothing | not served |\n"
+	if err := os.WriteFile(page, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := loadRules(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range compareResults(ref, ours) {
+		if i := explain(rules, d); (i == 0) != (d.ours == "") {
+			t.Errorf("%s explained by row %d", d, i)
+		}
+	}
+}
