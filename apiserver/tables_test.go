@@ -64,6 +64,37 @@ func TestTablesOfEveryKind(t *testing.T) {
 	assert.Equal(t, `"Opaque"`, string(ts.get("/api/v1/namespaces/fixtures2/secrets/tbl-secret").object(t).Get("type")))
 }
 
+// TestTableIncludeObject: ?includeObject= picks what a row's object is,
+// as kube-apiserver's asTable does: the whole object for Object (kubectl
+// get --sort-by asks for it; table-list-pods-includeobject.json), null for
+// None, metadata otherwise; any other value is 400.
+func TestTableIncludeObject(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures2")
+	ts.do(req{method: "POST", path: "/api/v1/namespaces/fixtures2/pods",
+		body: `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"main","image":"busybox:1.36"}]}}`}).mustCode(t, http.StatusCreated)
+	rowObject := func(include string) map[string]any {
+		t.Helper()
+		body := ts.do(req{path: "/api/v1/namespaces/fixtures2/pods?includeObject=" + include, header: kubectlGetAccept}).mustCode(t, http.StatusOK)
+		var tbl struct {
+			Rows []struct{ Object map[string]any }
+		}
+		require.NoError(t, json.Unmarshal(body, &tbl))
+		require.Len(t, tbl.Rows, 1)
+		return tbl.Rows[0].Object
+	}
+	whole := rowObject("Object")
+	assert.Equal(t, "Pod", whole["kind"])
+	assert.Equal(t, "v1", whole["apiVersion"])
+	assert.Contains(t, whole, "spec")
+	assert.Equal(t, "PartialObjectMetadata", rowObject("Metadata")["kind"])
+	assert.Equal(t, "PartialObjectMetadata", rowObject("")["kind"])
+	assert.Nil(t, rowObject("None"))
+
+	st := ts.do(req{path: "/api/v1/namespaces/fixtures2/pods?includeObject=All", header: kubectlGetAccept}).mustCode(t, http.StatusBadRequest)
+	assert.Contains(t, string(st), `Unable to convert to Table as requested: includeObject: Invalid value: \"All\": must be 'Metadata', 'Object', 'None', or empty`)
+}
+
 // ageIndex finds the Age column.
 func ageIndex(tbl tableJSON) int {
 	for i, c := range tbl.ColumnDefinitions {

@@ -52,7 +52,7 @@ func (h *Handlers) serveGet(w http.ResponseWriter, r *http.Request, ri RequestIn
 	}
 	if out.Table != "" {
 		meta := api.ListMeta{ResourceVersion: obj.Metadata.ResourceVersion}
-		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable([]*api.Object{obj}, meta, out.Table, time.Now()))
+		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable([]*api.Object{obj}, meta, out.Table, out.TableInclude, time.Now()))
 		return
 	}
 	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, obj))

@@ -79,7 +79,7 @@ func (h *Handlers) serveList(w http.ResponseWriter, r *http.Request, ri RequestI
 		return
 	}
 	if out.Table != "" {
-		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, time.Now()))
+		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, out.TableInclude, time.Now()))
 		return
 	}
 	negotiation.WriteList(w, r, res.ListKind, res.APIVersion(), lr.meta, lr.items)

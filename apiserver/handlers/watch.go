@@ -100,7 +100,7 @@ func (h *Handlers) watchEncoding(res *registry.Resource, out negotiation.Output)
 		// kubectl get -w: each event a Table of one row, as the real
 		// server streams it (watch-table-kubectl-get-w.jsonl).
 		return &watchserver.Encoding{ContentType: negotiation.JSONContentType,
-			NewFrame: func() func([]byte) []byte { return res.TableWatchFrame(out.Table) }}
+			NewFrame: func() func([]byte) []byte { return res.TableWatchFrame(out.Table, out.TableInclude) }}
 	case out.Protobuf && protobuf.Default().Knows(res.APIVersion(), res.Kind):
 		return h.protobufWatch
 	}

@@ -31,6 +31,10 @@ type Output struct {
 	// Table: answer gets and lists with a meta.k8s.io Table of this
 	// apiVersion (meta.k8s.io/v1 or v1beta1); empty for plain JSON.
 	Table string
+	// TableInclude is the Table rows' object, by ?includeObject=:
+	// registry.IncludeMetadata (also when empty), IncludeObject or
+	// IncludeNone.
+	TableInclude string
 	// Protobuf: the client prefers Kubernetes protobuf (client-go's
 	// default for built-in kinds). Bodies the protobuf schema has no
 	// message for are still written as JSON.
@@ -91,7 +95,8 @@ func negotiateOutput(r *http.Request, tables bool) (Output, error) {
 		case as == "":
 			return Output{}, nil
 		case as == "Table" && isMetaV1(params) && tables:
-			return Output{Table: "meta.k8s.io/" + params["v"]}, nil
+			include, err := tableInclude(r)
+			return Output{Table: "meta.k8s.io/" + params["v"], TableInclude: include}, err
 		case (as == PartialObjectMetadata || as == PartialObjectMetadataList) && isMetaV1(params):
 			return Output{Metadata: as, MetadataVersion: "meta.k8s.io/" + params["v"]}, nil
 		}
@@ -99,6 +104,18 @@ func negotiateOutput(r *http.Request, tables bool) (Output, error) {
 	return Output{}, &api.Status{Kind: "Status", APIVersion: "v1", Status: api.StatusFailure,
 		Message: "only the following media types are accepted: " + JSONContentType + ", " + ProtobufContentType,
 		Reason:  api.ReasonNotAcceptable, Code: http.StatusNotAcceptable}
+}
+
+// tableInclude is ?includeObject= of a Table request, checked as
+// k8s.io/apiserver's optionsForTransform checks it (apimachinery
+// ValidateTableOptions): anything else is 400.
+func tableInclude(r *http.Request) (string, error) {
+	switch v := r.URL.Query().Get("includeObject"); v {
+	case "", registry.IncludeMetadata, registry.IncludeObject, registry.IncludeNone:
+		return v, nil
+	default:
+		return "", api.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: includeObject: Invalid value: %q: must be 'Metadata', 'Object', 'None', or empty", v))
+	}
 }
 
 // isMetaV1 reports whether a media range's group version is meta.k8s.io

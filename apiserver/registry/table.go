@@ -142,6 +142,30 @@ func (r *Resource) tableRow(o *api.Object, now time.Time) tableRow {
 // tableGroupVersion is the apiVersion of Tables and PartialObjectMetadata.
 const tableGroupVersion = "meta.k8s.io/v1"
 
+// What a Table row's object is, by ?includeObject= (k8s.io/apiserver
+// pkg/endpoints/handlers/response.go, asTable): its metadata as
+// PartialObjectMetadata (Metadata, the default), the whole object in the
+// resource's version (Object), or null (None).
+const (
+	IncludeMetadata = "Metadata"
+	IncludeObject   = "Object"
+	IncludeNone     = "None"
+)
+
+// rowObject is a row's object as include asks, apiVersion being the
+// Table's (that of a PartialObjectMetadata).
+func (r *Resource) rowObject(o *api.Object, apiVersion, include string) json.RawMessage {
+	switch include {
+	case IncludeObject:
+		c := *o
+		c.Kind, c.APIVersion = r.Kind, r.APIVersion()
+		return c.AppendJSON(nil)
+	case IncludeNone:
+		return nil
+	}
+	return partialObjectMetadata(o, apiVersion)
+}
+
 // partialObjectMetadata is the object of a Table row: only its metadata.
 func partialObjectMetadata(o *api.Object, apiVersion string) json.RawMessage {
 	b := []byte(`{"kind":"PartialObjectMetadata","apiVersion":"` + apiVersion + `","metadata":`)
@@ -149,15 +173,14 @@ func partialObjectMetadata(o *api.Object, apiVersion string) json.RawMessage {
 	return append(b, '}')
 }
 
-// ToTable converts objects into a Table at the given list metadata.
-func (r *Resource) ToTable(items []*api.Object, meta api.ListMeta, apiVersion string, now time.Time) []byte {
+// ToTable converts objects into a Table at the given list metadata, each
+// row's object as include (?includeObject=) asks.
+func (r *Resource) ToTable(items []*api.Object, meta api.ListMeta, apiVersion, include string, now time.Time) []byte {
 	t := table{Kind: "Table", APIVersion: apiVersion, Metadata: meta,
 		ColumnDefinitions: r.columnDefs(), Rows: make([]tableRow, 0, len(items))}
 	for _, o := range items {
 		row := r.tableRow(o, now)
-		if apiVersion != tableGroupVersion {
-			row.Object = partialObjectMetadata(o, apiVersion)
-		}
+		row.Object = r.rowObject(o, apiVersion, include)
 		t.Rows = append(t.Rows, row)
 	}
 	b, err := json.Marshal(&t)
@@ -229,7 +252,7 @@ func humanDuration(d time.Duration) string {
 // definitions; every later one has "columnDefinitions":null
 // (watch-table-kubectl-get-w.jsonl). ERROR events pass unchanged; a
 // BOOKMARK is a Table without rows.
-func (r *Resource) TableWatchFrame(apiVersion string) func(jsonFrame []byte) []byte {
+func (r *Resource) TableWatchFrame(apiVersion, include string) func(jsonFrame []byte) []byte {
 	first := true
 	return func(frame []byte) []byte {
 		var ev struct {
@@ -251,7 +274,7 @@ func (r *Resource) TableWatchFrame(apiVersion string) func(jsonFrame []byte) []b
 		}
 		if ev.Type != string(api.Bookmark) {
 			row := r.tableRow(&o, time.Now())
-			row.Object = partialObjectMetadata(&o, apiVersion)
+			row.Object = r.rowObject(&o, apiVersion, include)
 			t.Rows = append(t.Rows, row)
 		}
 		body, err := json.Marshal(&t)
