@@ -1,6 +1,8 @@
 package discovery
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"runtime"
 	"slices"
@@ -83,6 +85,26 @@ type apiResource struct {
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
 	Categories   []string `json:"categories,omitempty"`
+	// StorageVersionHash names the group, version and kind the resource
+	// is stored as (storageVersionHash below); subresources have none.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
+}
+
+// storageVersionHash is kube-apiserver's: the first 8 bytes of the
+// SHA-256 of "group/version/kind", in base64 (k8s.io/apiserver
+// pkg/endpoints/discovery/storageversionhash.go, StorageVersionHash).
+// Clients that migrate stored objects compare it across restarts.
+// events.k8s.io Events are stored as core v1 Events, one collection
+// under two names (k8s.io/kubernetes pkg/kubeapiserver/
+// default_storage_factory_builder.go, AddCohabitatingResources), so their
+// hash is that of v1 Event. Ours keeps two collections (registry/
+// eventsv1.go says why) but names the same storage version.
+func storageVersionHash(group, version, kind string) string {
+	if group == "events.k8s.io" && kind == "Event" {
+		group, version = "", "v1"
+	}
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 type apiResourceList struct {
@@ -154,7 +176,8 @@ func Build(resources []*registry.Entry, address string, started time.Time) *Docs
 		gv := res.APIVersion()
 		byGV[gv] = append(byGV[gv], apiResource{Name: res.Name, SingularName: res.SingularName,
 			Namespaced: res.Namespaced, Kind: res.Kind, Verbs: res.Verbs,
-			ShortNames: res.ShortNames, Categories: res.Categories})
+			ShortNames: res.ShortNames, Categories: res.Categories,
+			StorageVersionHash: storageVersionHash(res.Group, res.Version, res.Kind)})
 		byGV[gv] = append(byGV[gv], subresources(res)...)
 		if res.Group != "" && !slices.Contains(groups, res.Group) {
 			groups = append(groups, res.Group)
