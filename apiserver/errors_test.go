@@ -82,6 +82,7 @@ func TestRejectedRequests(t *testing.T) {
 		{"delete with a bad propagationPolicy", req{method: "DELETE", path: cms + "/alpha", body: `{"propagationPolicy":"Sideways"}`}, 422, api.ReasonInvalid, `Unsupported value: "Sideways"`},
 		{"delete with a stale uid", req{method: "DELETE", path: cms + "/alpha", body: `{"preconditions":{"uid":"x"}}`}, 409, api.ReasonConflict, "the UID in the precondition (x) does not match the UID in record (" + alpha.Metadata.UID + ")"},
 		{"delete of the default namespace", req{method: "DELETE", path: "/api/v1/namespaces/default"}, 403, api.ReasonForbidden, `namespaces "default" is forbidden: this namespace may not be deleted`},
+		{"delete of kube-public", req{method: "DELETE", path: "/api/v1/namespaces/kube-public"}, 403, api.ReasonForbidden, `namespaces "kube-public" is forbidden: this namespace may not be deleted`},
 		{"deletecollection of namespaces", req{method: "DELETE", path: "/api/v1/namespaces"}, 405, api.ReasonMethodNotAllowed, ""},
 		{"deletecollection in all namespaces", req{method: "DELETE", path: "/api/v1/configmaps"}, 405, api.ReasonMethodNotAllowed, ""},
 		// list and watch queries

@@ -88,3 +88,22 @@ func TestNamespaceFinalizeKeepsOtherFinalizersAndStatus(t *testing.T) {
 		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"two"},"spec":{}}`}).mustCode(t, http.StatusOK)
 	ts.get("/api/v1/namespaces/two").mustCode(t, http.StatusNotFound)
 }
+
+// A new server has the namespaces kube-apiserver's system namespaces
+// controller makes (table-list-namespaces-kubectl.json); default,
+// kube-public and kube-system cannot be deleted (errors_test.go),
+// kube-node-lease can.
+func TestSystemNamespaces(t *testing.T) {
+	ts := startServer(t, Config{})
+	var names []string
+	for _, ns := range ts.get("/api/v1/namespaces").list(t).Items {
+		phase, _ := nsPhaseAndFinalizers(t, ns)
+		assert.Equal(t, "Active", phase, ns.Metadata.Name)
+		names = append(names, ns.Metadata.Name)
+	}
+	assert.Equal(t, []string{"default", "kube-node-lease", "kube-public", "kube-system"}, names)
+	del := ts.do(req{method: "DELETE", path: "/api/v1/namespaces/kube-node-lease"})
+	del.mustCode(t, http.StatusOK)
+	phase, _ := nsPhaseAndFinalizers(t, del.object(t))
+	assert.Equal(t, "Terminating", phase)
+}

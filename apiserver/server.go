@@ -104,8 +104,9 @@ type Faults = faults.Faults
 const cacherStoreWatchBuffer = 16384
 
 // Start starts a server: it listens on cfg.Listen, creates the store with
-// the namespaces "default" and "kube-system", starts one watch cache per
-// resource and serves HTTP until Stop. ctx bounds start-up only.
+// the namespaces a new cluster has (registry.InitialNamespaces), starts
+// one watch cache per resource and serves HTTP until Stop. ctx bounds
+// start-up only.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	tlsConfig, caPEM, err := cfg.tls()

@@ -121,7 +121,7 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 		negotiation.WriteError(w, r, err)
 		return
 	}
-	if res == h.reg.Namespaces().Resource && slices.Contains(registry.InitialNamespaces, ri.Name) {
+	if res == h.reg.Namespaces().Resource && slices.Contains(registry.ImmortalNamespaces, ri.Name) {
 		negotiation.WriteError(w, r, api.NewForbidden(res.GroupResource(), ri.Name, "this namespace may not be deleted"))
 		return
 	}

@@ -46,8 +46,16 @@ const (
 	NamespaceTerminating = "Terminating"
 )
 
-// InitialNamespaces exist when the server starts and cannot be deleted.
-var InitialNamespaces = []string{"default", "kube-system"}
+// InitialNamespaces exist when the server starts, as kube-apiserver's
+// system namespaces controller makes them (k8s.io/kubernetes
+// pkg/controlplane/controller/systemnamespaces).
+var InitialNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
+
+// ImmortalNamespaces cannot be deleted: 403 "this namespace may not be
+// deleted", as the NamespaceLifecycle admission plugin answers
+// (k8s.io/apiserver pkg/admission/plugin/namespace/lifecycle, Register).
+// kube-node-lease is not among them.
+var ImmortalNamespaces = []string{"default", "kube-public", "kube-system"}
 
 // prepareNamespace makes a namespace look like a real one (compare
 // create-namespace-201.json): the name label, spec.finalizers containing
