@@ -153,5 +153,14 @@ func (o OpenAPI) Lookup(path string) *Doc {
 	if !ok {
 		return nil
 	}
+	if strings.TrimSuffix(path, "/") == OpenAPIPrefix {
+		return &Doc{body: doc, contentType: openAPIIndexContentType}
+	}
 	return &Doc{body: doc}
 }
+
+// openAPIIndexContentType is what kube-apiserver 1.37 labels the index
+// with: its aggregator writes the JSON with http.ServeContent and no
+// Content-Type, so Go sniffs the bytes as text (k8s.io/kube-aggregator
+// pkg/controllers/openapiv3/aggregator/aggregator.go, handleDiscovery).
+const openAPIIndexContentType = "text/plain; charset=utf-8"
