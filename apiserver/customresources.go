@@ -26,8 +26,16 @@ type published struct {
 }
 
 // publish rebuilds discovery from the registry as it is now.
-func (s *Server) publish() {
-	entries := s.registry.Entries()
+func (s *Server) publish() { s.publishEntries(s.registry.Entries()) }
+
+// publishEntries rebuilds discovery for these resources. Install and
+// Uninstall publish before they change the routes, so a resource is never
+// served without being listed (a client that found it answering would
+// find it missing from discovery while the documents, which take a while
+// to build, were not yet rebuilt). For that moment discovery lists a
+// resource that is not served yet, or no longer: a client that reads
+// discovery just before a definition changes gets a 404 either way.
+func (s *Server) publishEntries(entries []*registry.Entry) {
 	s.published.Store(&published{
 		docs:    discovery.Build(entries, s.listener.Addr().String(), s.started),
 		openAPI: discovery.BuildOpenAPI(entries),
@@ -79,11 +87,13 @@ func (s *Server) Install(_ context.Context, res *registry.Resource) error {
 	if err != nil {
 		return err
 	}
-	if err := s.registry.Add(&registry.Entry{Resource: res, Cacher: c}); err != nil {
+	entry := &registry.Entry{Resource: res, Cacher: c}
+	s.publishEntries(append(s.registry.Entries(), entry)) // listed, then served: see publishEntries
+	if err := s.registry.Add(entry); err != nil {
 		c.Stop()
+		s.publish()
 		return err
 	}
-	s.publish()
 	return nil
 }
 
@@ -110,11 +120,11 @@ const uninstallTimeout = 30 * time.Second
 func (s *Server) Uninstall(ctx context.Context, gr api.GroupResource) error {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
+	s.publishEntries(slices.DeleteFunc(s.registry.Entries(), func(e *registry.Entry) bool { return e.GroupResource() == gr }))
 	e := s.registry.Remove(gr)
 	if e == nil {
 		return nil
 	}
-	s.publish()
 	defer e.Cacher.Stop()
 	ctx, cancel := context.WithTimeout(ctx, uninstallTimeout)
 	defer cancel()
