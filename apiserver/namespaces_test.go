@@ -89,10 +89,10 @@ func TestNamespaceFinalizeKeepsOtherFinalizersAndStatus(t *testing.T) {
 	ts.get("/api/v1/namespaces/two").mustCode(t, http.StatusNotFound)
 }
 
-// A new server has the namespaces kube-apiserver's system namespaces
-// controller makes (table-list-namespaces-kubectl.json); default,
-// kube-public and kube-system cannot be deleted (errors_test.go),
-// kube-node-lease can.
+// A new server has default and kube-system (kube-apiserver also makes
+// kube-public and kube-node-lease: registry.InitialNamespaces says why ours
+// does not); default, kube-public and kube-system cannot be deleted
+// (errors_test.go), kube-node-lease can.
 func TestSystemNamespaces(t *testing.T) {
 	ts := startServer(t, Config{})
 	var names []string
@@ -101,7 +101,9 @@ func TestSystemNamespaces(t *testing.T) {
 		assert.Equal(t, "Active", phase, ns.Metadata.Name)
 		names = append(names, ns.Metadata.Name)
 	}
-	assert.Equal(t, []string{"default", "kube-node-lease", "kube-public", "kube-system"}, names)
+	assert.Equal(t, []string{"default", "kube-system"}, names)
+	ts.do(req{method: "POST", path: "/api/v1/namespaces",
+		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kube-node-lease"}}`}).mustCode(t, http.StatusCreated)
 	del := ts.do(req{method: "DELETE", path: "/api/v1/namespaces/kube-node-lease"})
 	del.mustCode(t, http.StatusOK)
 	phase, _ := nsPhaseAndFinalizers(t, del.object(t))

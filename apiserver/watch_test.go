@@ -346,7 +346,7 @@ func TestChunkedWatchOutlivesItsHandler(t *testing.T) {
 	// checks of the running watch are done.
 	w := ts.watch(chunked, "/api/v1/namespaces?watch=1&timeoutSeconds=3600")
 	requireEvent(t, w.next(), api.Added, "default")
-	requireEvent(t, w.next(), api.Added, "kube-node-lease")
+	requireEvent(t, w.next(), api.Added, "kube-system")
 	require.Eventually(t, func() bool { return !httpConnServing() }, safetyTimeout, 10*time.Millisecond,
 		"net/http's connection goroutine ends with the handler")
 	assert.NotContains(t, logged.String(), "watch=1", "the watch is logged when it ends")

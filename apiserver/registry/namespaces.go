@@ -46,10 +46,14 @@ const (
 	NamespaceTerminating = "Terminating"
 )
 
-// InitialNamespaces exist when the server starts, as kube-apiserver's
-// system namespaces controller makes them (k8s.io/kubernetes
-// pkg/controlplane/controller/systemnamespaces).
-var InitialNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
+// InitialNamespaces exist when the server starts. kube-apiserver's system
+// namespaces controller makes four (k8s.io/kubernetes
+// pkg/controlplane/controller/systemnamespaces: default, kube-system,
+// kube-public, kube-node-lease); ours makes the two that every client
+// needs, so that a new server's first object is at the resourceVersion the
+// chapters, the tour and the workshop show (each namespace created costs a
+// revision). Creating the other two is one kubectl create namespace each.
+var InitialNamespaces = []string{"default", "kube-system"}
 
 // ImmortalNamespaces cannot be deleted: 403 "this namespace may not be
 // deleted", as the NamespaceLifecycle admission plugin answers
