@@ -30,7 +30,8 @@
 // What it mirrors in Kubernetes: the protobuf serializer of
 // k8s.io/apimachinery/pkg/runtime/serializer/protobuf (the "k8s\x00" magic
 // and runtime.Unknown envelope, envelope.go), the length-delimited watch
-// framing of pkg/runtime/serializer/streaming and pkg/util/framer, and the
+// framing of pkg/runtime/serializer/streaming and pkg/util/framer, the
+// LIST written item by item of its collections.go (liststream.go), and the
 // gogo-generated Marshal/Unmarshal methods of every generated.pb.go
 // (fromjson.go, tojson.go). Checked byte for byte against a real
 // kube-apiserver's protobuf answers and client-go's request bodies in

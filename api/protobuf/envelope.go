@@ -54,17 +54,32 @@ func (s *Schema) messageDesc(name protoreflect.FullName) protoreflect.MessageDes
 // empty contentEncoding and contentType are written, as the real server
 // writes them (the recordings end 1a 00 22 00).
 func (s *Schema) AppendEnvelope(dst []byte, apiVersion, kind string, raw []byte) []byte {
-	u := dynamicpb.NewMessage(s.messageDesc(runtimePkg + "Unknown"))
-	tm := u.Mutable(fieldByNumber(u, 1)).Message()
-	tm.Set(fieldByNumber(tm, 1), protoreflect.ValueOfString(apiVersion))
-	tm.Set(fieldByNumber(tm, 2), protoreflect.ValueOfString(kind))
-	u.Set(fieldByNumber(u, 2), protoreflect.ValueOfBytes(raw))
-	u.Set(fieldByNumber(u, 3), protoreflect.ValueOfString(""))
-	u.Set(fieldByNumber(u, 4), protoreflect.ValueOfString(""))
+	dst = appendEnvelopeHead(dst, apiVersion, kind, len(raw))
+	dst = append(dst, raw...)
+	return appendEnvelopeTail(dst)
+}
+
+// appendEnvelopeHead appends the magic and the runtime.Unknown up to its
+// raw field's bytes, which are rawSize long and follow. The fields are in
+// number order, as Kubernetes' generated Marshal writes them; TypeMeta's
+// two strings are written even when empty.
+func appendEnvelopeHead(dst []byte, apiVersion, kind string, rawSize int) []byte {
 	dst = append(dst, Magic...)
-	// Marshalling a message built from valid values cannot fail.
-	out, _ := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, u)
-	return out
+	tmSize := 2 + protowire.SizeBytes(len(apiVersion)) + protowire.SizeBytes(len(kind))
+	dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(tmSize))
+	dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+	dst = protowire.AppendString(dst, apiVersion)
+	dst = protowire.AppendTag(dst, 2, protowire.BytesType)
+	dst = protowire.AppendString(dst, kind)
+	dst = protowire.AppendTag(dst, 2, protowire.BytesType)
+	return protowire.AppendVarint(dst, uint64(rawSize))
+}
+
+// appendEnvelopeTail appends what follows raw: the empty contentEncoding
+// (field 3) and contentType (field 4).
+func appendEnvelopeTail(dst []byte) []byte {
+	return append(dst, 3<<3|byte(protowire.BytesType), 0, 4<<3|byte(protowire.BytesType), 0)
 }
 
 // DecodeEnvelope checks the magic and reads the runtime.Unknown.
@@ -122,13 +137,14 @@ func (s *Schema) DecodeObject(body []byte, defaultAPIVersion, defaultKind string
 // object = 2 {bytes raw = 1}} whose raw is object, the object's complete
 // body (magic and envelope included).
 func (s *Schema) AppendWatchFrame(dst []byte, eventType string, object []byte) []byte {
-	ev := dynamicpb.NewMessage(s.messageDesc(metaPackage + ".WatchEvent"))
-	ev.Set(fieldByNumber(ev, 1), protoreflect.ValueOfString(eventType))
-	obj := ev.Mutable(fieldByNumber(ev, 2)).Message()
-	obj.Set(fieldByNumber(obj, 1), protoreflect.ValueOfBytes(object))
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	dst, _ = proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, ev)
+	dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+	dst = protowire.AppendString(dst, eventType)
+	dst = protowire.AppendTag(dst, 2, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(protowire.SizeTag(1)+protowire.SizeBytes(len(object))))
+	dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+	dst = protowire.AppendBytes(dst, object)
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst
 }

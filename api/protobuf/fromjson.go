@@ -34,11 +34,17 @@ func (s *Schema) Marshal(apiVersion, kind string, js []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return appendMarshal(nil, m, js)
+}
+
+// appendMarshal appends the protobuf message of m converted from the JSON
+// object js.
+func appendMarshal(dst []byte, m *message, js []byte) ([]byte, error) {
 	pm := dynamicpb.NewMessage(m.desc)
 	if err := fillMessage(pm, m, js, ""); err != nil {
 		return nil, err
 	}
-	return proto.MarshalOptions{Deterministic: true}.Marshal(pm)
+	return proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, pm)
 }
 
 // fillMessage sets pm from the JSON value v (not null).

@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"fmt"
 	"net/http"
 
 	"listwatch/api"
@@ -14,12 +15,16 @@ import (
 // before it, 64 parallel LISTs held 9.5 GB here: docs/performance-limits.md). The body is
 // byte for byte what WriteJSON would send, without a Content-Length. A
 // pretty (indented) answer, for curl and browsers, is still built whole.
-// If the client goes away the encoding stops at the next chunk.
+// A client that prefers protobuf gets it streamed item by item too
+// (writeProtobufList). If the client goes away the encoding stops at the
+// next item.
 func WriteList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object) {
-	// A pretty answer, and a protobuf one (whose envelope starts with the
-	// length of everything after it), are built whole.
-	out, err := NegotiateOutput(r)
-	if IsPretty(r) || (err == nil && out.Protobuf && protobuf.Default().Knows(apiVersion, kind)) {
+	if out, err := NegotiateOutput(r); err == nil && out.Protobuf && protobuf.Default().Knows(apiVersion, kind) {
+		writeProtobufList(w, r, kind, apiVersion, meta, items)
+		return
+	}
+	// A pretty answer, for curl and browsers, is built whole.
+	if IsPretty(r) {
 		l := api.List{APIVersion: apiVersion, Kind: kind, Metadata: meta, Items: make([]*api.Object, len(items))}
 		for i, o := range items {
 			l.Items[i] = AsListItem(o)
@@ -41,4 +46,34 @@ func WriteList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, 
 		}
 	}
 	_ = lw.Close() // a write error means the client went away
+}
+
+// writeProtobufList streams a protobuf LIST as kube-apiserver 1.37 does
+// (protobuf.StreamingList): every item is transcoded once to learn its
+// size, since the envelope starts with the length of the whole list, and
+// again as it is written. An item that does not fit its kind's schema is
+// found in the first pass, before anything is written, and answered with
+// the 500 WriteJSON gives for a whole body.
+func writeProtobufList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object) {
+	itemJSON := func(i int, dst []byte) ([]byte, error) {
+		if err := r.Context().Err(); err != nil {
+			return nil, err // the client is gone: no one reads the rest
+		}
+		item := *items[i] // list items carry no kind or apiVersion; a shallow copy on the stack
+		item.Kind, item.APIVersion = "", ""
+		return item.AppendJSON(dst), nil
+	}
+	l, err := protobuf.Default().NewStreamingList(apiVersion, kind, MustJSON(meta), len(items), itemJSON)
+	if r.Context().Err() != nil {
+		return
+	}
+	if err != nil {
+		st := api.NewInternalError(fmt.Errorf("encoding the response as %s: %w", ProtobufContentType, err))
+		pb, _, _ := protobufResponse(st.AppendJSON(nil))
+		writeProtobuf(w, http.StatusInternalServerError, pb)
+		return
+	}
+	w.Header().Set("Content-Type", ProtobufContentType)
+	w.WriteHeader(http.StatusOK)
+	_, _ = l.WriteTo(w) // an error means the client went away
 }

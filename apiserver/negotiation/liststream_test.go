@@ -25,12 +25,21 @@ func listItems(n, size int) []*api.Object {
 	return items
 }
 
+// The streamed list is what WriteJSON would send for the whole list:
+// compact JSON, pretty JSON (built whole), and protobuf for a client that
+// prefers it (client-go's default), which is never pretty.
 func TestWriteListIsWhatWriteJSONWouldSend(t *testing.T) {
 	items := listItems(300, 100)
-	meta := api.ListMeta{ResourceVersion: "9"}
-	for _, ua := range []string{"client-go", "curl/8"} { // compact, and pretty
+	meta := api.ListMeta{ResourceVersion: "9", Continue: "next"}
+	for _, c := range []struct{ ua, accept, contentType string }{
+		{"client-go", "", JSONContentType},
+		{"curl/8", "", JSONContentType},
+		{"client-go", ProtobufContentType + ", application/json", ProtobufContentType},
+		{"curl/8", ProtobufContentType, ProtobufContentType},
+	} {
 		r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil)
-		r.Header.Set("User-Agent", ua)
+		r.Header.Set("User-Agent", c.ua)
+		r.Header.Set("Accept", c.accept)
 		streamed := httptest.NewRecorder()
 		WriteList(streamed, r, "ConfigMapList", "v1", meta, items)
 
@@ -40,9 +49,9 @@ func TestWriteListIsWhatWriteJSONWouldSend(t *testing.T) {
 		}
 		whole := httptest.NewRecorder()
 		WriteJSON(whole, r, http.StatusOK, l.AppendJSON(nil))
-		assert.Equal(t, whole.Body.String(), streamed.Body.String(), ua)
+		assert.Equal(t, whole.Body.Bytes(), streamed.Body.Bytes(), "%+v", c)
 		assert.Equal(t, http.StatusOK, streamed.Code)
-		assert.Equal(t, JSONContentType, streamed.Header().Get("Content-Type"))
+		assert.Equal(t, c.contentType, streamed.Header().Get("Content-Type"))
 	}
 }
 
@@ -91,4 +100,45 @@ func TestWriteListStopsWhenTheClientIsGone(t *testing.T) {
 	w := &discard{h: http.Header{}}
 	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
 	assert.Zero(t, w.n, "nothing encoded for a client that is gone")
+}
+
+// A stored item that does not fit its kind's schema is found before the
+// first byte: the answer is the 500 Status a whole body would get.
+func TestWriteListProtobufItemThatDoesNotFit(t *testing.T) {
+	items := listItems(3, 10)
+	bad := *items[1]
+	bad.Fields = []api.Field{{Name: "data", Value: []byte(`5`)}}
+	items[1] = &bad
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil)
+	r.Header.Set("Accept", ProtobufContentType)
+	w := httptest.NewRecorder()
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	assert.Equal(t, ProtobufContentType, w.Header().Get("Content-Type"))
+	js, err := ProtobufToJSON(w.Body.Bytes(), "v1", "Status")
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"reason":"InternalError"`)
+	assert.Contains(t, string(js), ".data: expected an object")
+}
+
+// A protobuf LIST whose client went away stops encoding at once.
+func TestWriteListProtobufStopsWhenTheClientIsGone(t *testing.T) {
+	items := listItems(1000, 1024)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx)
+	r.Header.Set("Accept", ProtobufContentType)
+	w := &discard{h: http.Header{}}
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
+	assert.Zero(t, w.n, "nothing encoded for a client that is gone")
+}
+
+func BenchmarkWriteListProtobuf(b *testing.B) {
+	items := listItems(10000, 1024)
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil)
+	r.Header.Set("Accept", ProtobufContentType)
+	b.ReportAllocs()
+	for b.Loop() {
+		WriteList(&discard{h: http.Header{}}, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items)
+	}
 }
