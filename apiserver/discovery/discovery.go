@@ -249,6 +249,8 @@ func groupPriority(group string) int32 {
 		return 17800
 	case "events.k8s.io":
 		return 17750
+	case "batch":
+		return 17400
 	case "apiextensions.k8s.io":
 		return 16700
 	case "coordination.k8s.io":

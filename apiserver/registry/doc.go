@@ -1,9 +1,9 @@
 // Package registry is the server's table of resources: for each kind it
 // serves (namespaces, configmaps, secrets, pods, services, events,
-// serviceaccounts, podtemplates, deployments, replicasets, events.k8s.io
-// events, leases) everything routing, discovery, defaulting, validation,
-// Table output and storage need to know, and, once the server runs, its
-// watch cache.
+// serviceaccounts, podtemplates, deployments, replicasets, cronjobs,
+// events.k8s.io events, leases) everything routing, discovery,
+// defaulting, validation, Table output and storage need to know, and,
+// once the server runs, its watch cache.
 //
 // Where it sits in the data flow: the route table looks a path's resource
 // up here, the handlers read its rules (names, scope, what a delete
@@ -24,7 +24,8 @@
 // priority, tolerations) and qos.go its QoS class; jsonmembers.go edits
 // JSON objects in field order and podfieldorder.go has the orders;
 // leases.go and
-// datakeys.go check kinds' own fields; eventsv1.go says how events.k8s.io
+// datakeys.go check kinds' own fields; cronjobs.go is batch/v1's
+// CronJobs (defaults, validation, columns); eventsv1.go says how events.k8s.io
 // Events are kept: as core Events, converted on the way in and out
 // (storedas.go, the store as a resource that is stored in another version
 // sees it, and eventconversion.go, the field mapping); table.go turns objects into meta.k8s.io Tables for

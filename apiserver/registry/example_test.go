@@ -24,6 +24,7 @@ func ExampleBuiltin() {
 	// v1 podtemplates true /registry/podtemplates/default/x
 	// apps/v1 deployments true /registry/deployments/default/x
 	// apps/v1 replicasets true /registry/replicasets/default/x
+	// batch/v1 cronjobs true /registry/cronjobs/default/x
 	// events.k8s.io/v1 events true /registry/events/default/x
 	// coordination.k8s.io/v1 leases true /registry/leases/default/x
 }

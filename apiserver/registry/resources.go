@@ -153,16 +153,18 @@ func (r *Resource) IsCustom() bool {
 
 // Builtin is the one table of resources the server serves: core/v1
 // namespaces, configmaps, secrets, pods, services, events, serviceaccounts
-// and podtemplates, apps/v1 deployments and replicasets, events.k8s.io/v1
-// events and coordination.k8s.io/v1 leases: what kube-controller-manager's
-// deployment, replicaset, garbage collector, namespace and serviceaccount
-// controllers and its leader election read and write, and the PodTemplates
-// Kubernetes' e2e API chunking specs page through. The facts (kinds,
+// and podtemplates, apps/v1 deployments and replicasets, batch/v1
+// cronjobs, events.k8s.io/v1 events and coordination.k8s.io/v1 leases:
+// what kube-controller-manager's deployment, replicaset, garbage
+// collector, namespace and serviceaccount controllers and its leader
+// election read and write, and the PodTemplates and CronJobs Kubernetes'
+// e2e API chunking and generated clientset specs use. The facts (kinds,
 // short names, verbs, categories, name rules) are those of a real
 // kube-apiserver's discovery documents (discovery-*.json).
 func Builtin() []*Resource {
 	rs := coreV1()
 	rs = append(rs, appsV1()...)
+	rs = append(rs, batchV1()...)
 	return append(rs, eventsV1(), leasesV1())
 }
 

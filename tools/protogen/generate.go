@@ -23,6 +23,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -37,6 +38,7 @@ var protoFiles = []string{
 	"k8s.io/api/core/v1/generated.proto",
 	"k8s.io/api/apps/v1/generated.proto",
 	"k8s.io/api/autoscaling/v1/generated.proto",
+	"k8s.io/api/batch/v1/generated.proto",
 	"k8s.io/api/authorization/v1/generated.proto",
 	"k8s.io/api/coordination/v1/generated.proto",
 	"k8s.io/api/events/v1/generated.proto",
@@ -59,6 +61,7 @@ var rootTypes = []any{
 	corev1.PodTemplate{}, corev1.PodTemplateList{},
 	appsv1.Deployment{}, appsv1.DeploymentList{},
 	appsv1.ReplicaSet{}, appsv1.ReplicaSetList{},
+	batchv1.CronJob{}, batchv1.CronJobList{},
 	eventsv1.Event{}, eventsv1.EventList{},
 	coordinationv1.Lease{}, coordinationv1.LeaseList{},
 	autoscalingv1.Scale{},
