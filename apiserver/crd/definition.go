@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -310,9 +311,10 @@ func lookupPath(o *api.Object, path string) any {
 }
 
 // prepareDefinition validates a definition being written and fills in
-// what the server owns: defaulted names, the conversion strategy, and a
-// status saying the names are accepted and the resource is established.
-func prepareDefinition(obj *api.Object, builtin func(api.GroupResource) bool, now time.Time) error {
+// what the server owns: defaulted names, the conversion strategy, and its
+// status (definitionStatus). old is the stored definition when it is an
+// update, nil when it is a create.
+func prepareDefinition(obj, old *api.Object, builtin func(api.GroupResource) bool, now time.Time) error {
 	d, err := Parse(obj)
 	if err != nil {
 		return api.NewBadRequest(err.Error())
@@ -332,20 +334,13 @@ func prepareDefinition(obj *api.Object, builtin func(api.GroupResource) bool, no
 	if _, ok := spec["conversion"]; !ok {
 		spec["conversion"] = map[string]any{"strategy": "None"}
 	}
-	ts := now.UTC().Format(time.RFC3339)
-	var stored []string
-	for _, v := range d.Spec.Versions {
-		if v.Storage {
-			stored = append(stored, v.Name)
-		}
+	var stored json.RawMessage
+	if old != nil {
+		stored = old.Get("status")
 	}
-	status := map[string]any{
-		"conditions": []map[string]any{
-			{"type": "NamesAccepted", "status": "True", "lastTransitionTime": ts, "reason": "NoConflicts", "message": "no conflicts found"},
-			{"type": "Established", "status": "True", "lastTransitionTime": ts, "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
-		},
-		"acceptedNames":  names,
-		"storedVersions": stored,
+	status, err := definitionStatus(d, names, stored, now)
+	if err != nil {
+		return err
 	}
 	for name, v := range map[string]any{"spec": spec, "status": status} {
 		raw, err := json.Marshal(v)
@@ -359,6 +354,47 @@ func prepareDefinition(obj *api.Object, builtin func(api.GroupResource) bool, no
 	return nil
 }
 
+// definitionStatus is the status a definition is written with. A new one
+// gets conditions saying its names are accepted and its resource
+// established, at once (kube-apiserver's naming and establishing
+// controllers take a few milliseconds), and the storage version as its
+// stored version. A write of the definition itself keeps the stored status
+// (apiextensions-apiserver pkg/registry/customresourcedefinition/strategy.go,
+// PrepareForUpdate: only .../status writes it), adding a new storage
+// version to storedVersions as PrepareForUpdate does, and the names
+// accepted, as the naming controller would.
+func definitionStatus(d *Definition, names Names, stored json.RawMessage, now time.Time) (map[string]any, error) {
+	var storage string
+	for _, v := range d.Spec.Versions {
+		if v.Storage {
+			storage = v.Name
+		}
+	}
+	if len(stored) > 0 {
+		var status map[string]any
+		if err := json.Unmarshal(stored, &status); err != nil {
+			return nil, api.NewInternalError(fmt.Errorf("status of customresourcedefinition %s: %w", d.Name, err))
+		}
+		if status != nil {
+			versions, _ := status["storedVersions"].([]any)
+			if !slices.Contains(versions, any(storage)) {
+				status["storedVersions"] = append(versions, storage)
+			}
+			status["acceptedNames"] = names
+			return status, nil
+		}
+	}
+	ts := now.UTC().Format(time.RFC3339)
+	return map[string]any{
+		"conditions": []map[string]any{
+			{"type": "NamesAccepted", "status": "True", "lastTransitionTime": ts, "reason": "NoConflicts", "message": "no conflicts found"},
+			{"type": "Established", "status": "True", "lastTransitionTime": ts, "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
+		},
+		"acceptedNames":  names,
+		"storedVersions": []string{storage},
+	}, nil
+}
+
 // DefinitionsResource declares the customresourcedefinitions resource
 // itself. builtin reports whether a group and resource is served by a
 // built-in resource (a definition may not shadow one).
@@ -368,8 +404,11 @@ func DefinitionsResource(builtin func(api.GroupResource) bool) *registry.Resourc
 		Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",
 		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
 		Verbs: registry.AllVerbs, Generation: true,
-		ValidateName:  registry.ValidateSubdomainName,
-		PrepareCreate: func(obj *api.Object) error { return prepareDefinition(obj, builtin, time.Now()) },
+		ValidateName: registry.ValidateSubdomainName,
+		// The status subresource: .../status writes status only, and
+		// writes of the definition keep it (definitionStatus).
+		Subresources:  []string{registry.SubresourceStatus},
+		PrepareCreate: func(obj *api.Object) error { return prepareDefinition(obj, nil, builtin, time.Now()) },
 		PrepareUpdate: func(obj, old *api.Object) error {
 			oldDef, err := Parse(old)
 			if err != nil {
@@ -383,7 +422,7 @@ func DefinitionsResource(builtin func(api.GroupResource) bool) *registry.Resourc
 				return api.NewInvalid(api.GroupKind{Group: GroupResource.Group, Kind: "CustomResourceDefinition"}, obj.Metadata.Name,
 					[]api.StatusCause{{Type: api.CauseFieldValueInvalid, Field: "spec", Message: "Invalid value: group, names.plural and scope are immutable"}})
 			}
-			return prepareDefinition(obj, builtin, time.Now())
+			return prepareDefinition(obj, old, builtin, time.Now())
 		},
 		Columns: []registry.Column{registry.NewColumn("Created At", "date", "", "", 0, func(o *api.Object) any {
 			return o.Metadata.CreationTimestamp.UTC().Format(time.RFC3339)
