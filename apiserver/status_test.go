@@ -77,3 +77,55 @@ func TestKubectlScale(t *testing.T) {
 	assert.Equal(t, 3, spec.Replicas)
 	assert.Contains(t, k.run("-n", "fixtures2", "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"), "3")
 }
+
+// A write through a built-in kind's /status keeps the metadata it sends,
+// as kube-apiserver 1.37.2's status strategies reset only spec: a
+// namespace keeps a patched annotation (Kubernetes' e2e "should apply
+// changes to a namespace status"), a Pod too, but not new owner
+// references, and a Deployment not new labels.
+func TestStatusWritesKeepMetadata(t *testing.T) {
+	ts := startServer(t, Config{})
+	merge := map[string]string{"Content-Type": "application/merge-patch+json"}
+	ts.createNamespace("fixtures2")
+
+	ns := ts.do(req{method: "PATCH", path: "/api/v1/namespaces/fixtures2/status", header: merge,
+		body: `{"metadata":{"annotations":{"e2e-patched-ns-status":"fixtures2"}},"status":{"conditions":[{"type":"StatusPatch","status":"True","reason":"E2E","message":"Patched by an e2e test"}]}}`})
+	ns.mustCode(t, http.StatusOK)
+	obj := ns.object(t)
+	assert.Equal(t, "fixtures2", obj.Metadata.Annotations["e2e-patched-ns-status"])
+	assert.Contains(t, string(obj.Get("status")), `"reason":"E2E"`)
+	assert.Contains(t, string(obj.Get("status")), `"phase":"Active"`)
+	assert.Equal(t, "fixtures2", ts.get("/api/v1/namespaces/fixtures2").object(t).Metadata.Annotations["e2e-patched-ns-status"], "stored")
+
+	ts.do(req{method: "POST", path: pods2, body: podJSON("p", "")}).mustCode(t, http.StatusCreated)
+	pod := ts.do(req{method: "PATCH", path: pods2 + "/p/status", header: merge,
+		body: `{"metadata":{"labels":{"c":"d"},"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u1"}]},"status":{"phase":"Running"}}`})
+	pod.mustCode(t, http.StatusOK)
+	obj = pod.object(t)
+	assert.Equal(t, map[string]string{"c": "d"}, obj.Metadata.Labels)
+	assert.NotContains(t, string(obj.AppendJSON(nil)), "ownerReferences", "owner references stay as stored")
+
+	ts.do(req{method: "POST", path: "/apis/apps/v1/namespaces/fixtures2/deployments",
+		body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":1}}`}).mustCode(t, http.StatusCreated)
+	dep := ts.do(req{method: "PATCH", path: "/apis/apps/v1/namespaces/fixtures2/deployments/web/status", header: merge,
+		body: `{"metadata":{"labels":{"app":"other"},"annotations":{"a":"b"}},"status":{"replicas":1}}`})
+	dep.mustCode(t, http.StatusOK)
+	obj = dep.object(t)
+	assert.Equal(t, map[string]string{"app": "web"}, obj.Metadata.Labels, "labels stay as stored")
+	assert.Equal(t, "b", obj.Metadata.Annotations["a"])
+	assert.Equal(t, int64(1), obj.Metadata.Generation)
+}
+
+// A custom resource's /status writes the status alone: its strategy copies
+// the stored object and sets only the new status on it.
+func TestCustomResourceStatusKeepsStoredMetadata(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createCRD(t, cronTabsCRD, "stable.example.com/v1")
+	ts.do(req{method: "POST", path: crontabs, body: cronTab("ct", `{"cronSpec":"* * * * */5"}`)}).mustCode(t, http.StatusCreated)
+	st := ts.do(req{method: "PATCH", path: crontabs + "/ct/status", header: map[string]string{"Content-Type": "application/merge-patch+json"},
+		body: `{"metadata":{"labels":{"c":"d"}},"status":{"lastRun":"2026-11-26T10:00:00Z"}}`})
+	st.mustCode(t, http.StatusOK)
+	obj := st.object(t)
+	assert.Empty(t, obj.Metadata.Labels, "metadata stays as stored")
+	assert.Contains(t, string(obj.Get("status")), "2026-11-26T10:00:00Z")
+}

@@ -225,6 +225,7 @@ func (d *Definition) Resource() *registry.Resource {
 		// only status change through .../status.
 		res.Subresources = []string{registry.SubresourceStatus}
 		res.PrepareStatusUpdate = res.PrepareUpdate
+		res.StatusKeepsStoredMetadata = true
 	}
 	for _, c := range v.AdditionalPrinterColumns {
 		desc := c.Description

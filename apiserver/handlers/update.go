@@ -128,10 +128,7 @@ func checkNameAndNamespace(res *registry.Resource, obj *api.Object, ri RequestIn
 // generation (bumped when spec changed), plus the resource's own rules.
 func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, error) {
 	next.Kind, next.APIVersion = res.Kind, res.APIVersion()
-	next.Metadata.UID = cur.Metadata.UID
-	next.Metadata.CreationTimestamp = cur.Metadata.CreationTimestamp
-	registry.CarryDeletion(next, cur)
-	next.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
+	carryServerMetadata(next, cur)
 	if res.Default != nil {
 		// Before the specs are compared: a default the client left out
 		// is no change (the real server defaults when it decodes).
@@ -159,8 +156,9 @@ func prepareUpdate(res *registry.Resource, next, cur *api.Object) (*api.Object, 
 }
 
 // prepareWrite is prepareUpdate for a write of the object, or, through the
-// status subresource, the stored object with only its status replaced, or,
-// through a namespace's finalize subresource, with only its spec replaced.
+// status subresource, the stored object with its status and metadata
+// replaced (a custom resource's status only), or, through a namespace's
+// finalize subresource, with only its spec replaced.
 func prepareWrite(res *registry.Resource, ri RequestInfo, next, cur *api.Object) (*api.Object, error) {
 	if ri.Subresource == registry.SubresourceFinalize {
 		out, err := registry.FinalizeNamespace(next, cur)
@@ -194,6 +192,16 @@ func prepareWrite(res *registry.Resource, ri RequestInfo, next, cur *api.Object)
 		return prepareUpdate(res, next, cur)
 	}
 	st := cur.DeepCopy()
+	if !res.StatusKeepsStoredMetadata {
+		// A built-in kind's status strategy resets spec, not metadata:
+		// labels, annotations and finalizers sent to /status are written
+		// (the namespace strategy's namespaceStatusStrategy.PrepareForUpdate
+		// keeps all of it; the kind's PrepareStatusUpdate puts back what
+		// its strategy does not let through).
+		st.Metadata = next.Metadata
+		carryServerMetadata(st, cur)
+		st.Metadata.Generation = cur.Metadata.Generation
+	}
 	if raw := next.Get("status"); raw != nil {
 		if err := st.Set("status", raw); err != nil {
 			return nil, api.NewBadRequest(err.Error())
@@ -208,6 +216,17 @@ func prepareWrite(res *registry.Resource, ri RequestInfo, next, cur *api.Object)
 		}
 	}
 	return st, nil
+}
+
+// carryServerMetadata carries what no write may change from the stored
+// object cur to its replacement next: uid, creationTimestamp, the deletion
+// fields and the resourceVersion it replaces (registry/rest/update.go
+// BeforeUpdate).
+func carryServerMetadata(next, cur *api.Object) {
+	next.Metadata.UID = cur.Metadata.UID
+	next.Metadata.CreationTimestamp = cur.Metadata.CreationTimestamp
+	registry.CarryDeletion(next, cur)
+	next.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
 }
 
 // sameJSON compares two raw JSON values ignoring insignificant whitespace.

@@ -30,7 +30,8 @@
 // (storedas.go, the store as a resource that is stored in another version
 // sees it, and eventconversion.go, the field mapping); table.go turns objects into meta.k8s.io Tables for
 // kubectl get, with each kind's columns in printers.go and
-// printers_controllers.go.
+// printers_controllers.go. statusmetadata.go has what a write through a
+// built-in kind's /status keeps of the stored metadata.
 //
 // What it mirrors in Kubernetes: each pkg/registry/<group>/<resource>
 // package (its REST storage and strategy), registry/rest's name checks,

@@ -121,5 +121,12 @@ func preparePodCreate(obj *api.Object) error {
 }
 
 // preparePodStatusUpdate defaults the status written through /status, as
-// decoding the body does on the real server.
-func preparePodStatusUpdate(obj, _ *api.Object) error { return defaultPodStatus(obj) }
+// decoding the body does on the real server, and keeps the stored owner
+// references: podStatusStrategy.PrepareForUpdate
+// (pkg/registry/core/pod/strategy.go) does not let /status touch them,
+// "since old kubelets corrupt them in a way that breaks garbage
+// collection".
+func preparePodStatusUpdate(obj, old *api.Object) error {
+	keepStoredMetaExtra(obj, old, "ownerReferences")
+	return defaultPodStatus(obj)
+}

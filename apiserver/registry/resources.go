@@ -111,8 +111,19 @@ type Resource struct {
 	// SubresourceStatus, SubresourceScale.
 	Subresources []string
 	// PrepareStatusUpdate, if set, checks a write through the status
-	// subresource (obj is the stored object with the new status).
+	// subresource (obj is the stored object with the new status and,
+	// unless StatusKeepsStoredMetadata, the request's metadata).
 	PrepareStatusUpdate func(obj, old *api.Object) error
+	// StatusKeepsStoredMetadata: a write through the status subresource
+	// changes the status alone, as a custom resource's status strategy
+	// does (apiextensions-apiserver pkg/registry/customresource/
+	// status_strategy.go PrepareForUpdate copies the stored object and
+	// sets the new status on it). A built-in kind's status strategy resets
+	// only spec, so labels, annotations and finalizers written to /status
+	// stay (pkg/registry/core/namespace/strategy.go
+	// namespaceStatusStrategy.PrepareForUpdate); what else a kind keeps is
+	// its PrepareStatusUpdate's.
+	StatusKeepsStoredMetadata bool
 	// Prune, if set, conforms a JSON body in place of the typed schema of
 	// Conform (validation.go): a custom resource's structural schema
 	// prunes what it does not know, and reports each pruned path as a
@@ -262,6 +273,9 @@ func appsV1() []*Resource {
 			PrepareCreate: resetStatus(`{}`),
 			Columns:       deploymentColumns,
 			WideColumns:   deploymentWideColumns,
+			// deploymentStatusStrategy.PrepareForUpdate keeps the stored
+			// labels too (pkg/registry/apps/deployment/strategy.go).
+			PrepareStatusUpdate: keepStoredLabels,
 		},
 		{
 			Group: "apps", Version: "v1", Name: "replicasets", SingularName: "replicaset",
