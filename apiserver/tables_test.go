@@ -176,3 +176,67 @@ func TestTableWatch(t *testing.T) {
 		})
 	}
 }
+
+// A watch-list asked for as Tables (Kubernetes' e2e "server supports
+// sending resources in Table format") sends each initial object as a
+// Table of one row, then the initial-events-end BOOKMARK as a Table too:
+// one row printed from the bookmark's object, whose row object is its
+// metadata with the k8s.io/initial-events-end annotation, as
+// kube-apiserver 1.37.2 transforms every event's object.
+func TestTableWatchList(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures2")
+	for _, name := range []string{"secret-1", "secret-2"} {
+		ts.do(req{method: "POST", path: "/api/v1/namespaces/fixtures2/secrets",
+			body: `{"metadata":{"name":"` + name + `","labels":{"watchlist":"true"}}}`}).mustCode(t, http.StatusCreated)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL()+"/api/v1/namespaces/fixtures2/secrets?watch=1&sendInitialEvents=true"+
+		"&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=watchlist%3Dtrue", nil)
+	require.NoError(t, err)
+	hr.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := ts.client.Do(hr)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	type row struct {
+		Cells  []any `json:"cells"`
+		Object struct {
+			Kind     string
+			Metadata struct {
+				Name        string
+				Annotations map[string]string
+			}
+		} `json:"object"`
+	}
+	type event struct {
+		Type   string
+		Object struct {
+			Kind              string
+			ColumnDefinitions []map[string]any
+			Rows              []row
+		}
+	}
+	dec := json.NewDecoder(resp.Body)
+	for i, name := range []string{"secret-1", "secret-2"} {
+		var ev event
+		require.NoError(t, dec.Decode(&ev))
+		assert.Equal(t, "ADDED", ev.Type)
+		assert.Equal(t, "Table", ev.Object.Kind)
+		assert.Equal(t, i == 0, ev.Object.ColumnDefinitions != nil, "the column definitions come with the first event only")
+		require.Len(t, ev.Object.Rows, 1)
+		assert.Equal(t, name, ev.Object.Rows[0].Object.Metadata.Name)
+		assert.Equal(t, []any{name, "Opaque", float64(0)}, ev.Object.Rows[0].Cells[:3])
+	}
+	var ev event
+	require.NoError(t, dec.Decode(&ev))
+	assert.Equal(t, "BOOKMARK", ev.Type)
+	assert.Equal(t, "Table", ev.Object.Kind)
+	require.Len(t, ev.Object.Rows, 1, "the bookmark is a row too")
+	b := ev.Object.Rows[0]
+	assert.Equal(t, []any{"", "", float64(0), "<unknown>"}, b.Cells)
+	assert.Equal(t, "PartialObjectMetadata", b.Object.Kind)
+	assert.Equal(t, "true", b.Object.Metadata.Annotations["k8s.io/initial-events-end"])
+}

@@ -250,8 +250,13 @@ func humanDuration(d time.Duration) string {
 // {"type":T,"object":Table}\n, the Table holding obj's one row at obj's
 // resourceVersion. Only the watch's first event carries the column
 // definitions; every later one has "columnDefinitions":null
-// (watch-table-kubectl-get-w.jsonl). ERROR events pass unchanged; a
-// BOOKMARK is a Table without rows.
+// (watch-table-kubectl-get-w.jsonl). ERROR events pass unchanged. A
+// BOOKMARK is a Table too, of one row printed from the bookmark's object
+// (no name, no age): kube-apiserver 1.37.2 transforms every event's object
+// (handlers/response.go, watchEmbeddedEncoder.doEncode and asTable), and
+// the row object of the initial-events-end bookmark is always its
+// metadata, so that a client can find the annotation whatever
+// ?includeObject= asked.
 func (r *Resource) TableWatchFrame(apiVersion, include string) func(jsonFrame []byte) []byte {
 	first := true
 	return func(frame []byte) []byte {
@@ -272,11 +277,13 @@ func (r *Resource) TableWatchFrame(apiVersion, include string) func(jsonFrame []
 			t.ColumnDefinitions = r.columnDefs()
 			first = false
 		}
-		if ev.Type != string(api.Bookmark) {
-			row := r.tableRow(&o, time.Now())
-			row.Object = r.rowObject(&o, apiVersion, include)
-			t.Rows = append(t.Rows, row)
+		inc := include
+		if ev.Type == string(api.Bookmark) && o.Metadata.Annotations[api.InitialEventsEndAnnotation] == "true" {
+			inc = IncludeMetadata
 		}
+		row := r.tableRow(&o, time.Now())
+		row.Object = r.rowObject(&o, apiVersion, inc)
+		t.Rows = append(t.Rows, row)
 		body, err := json.Marshal(&t)
 		if err != nil {
 			return frame // cells are strings and numbers: cannot happen
