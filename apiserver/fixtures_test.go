@@ -48,6 +48,11 @@ func TestFixtureCreateAndGet(t *testing.T) {
 
 	requireSameJSON(t, "get-configmap-200.json", ts.get(cms+"/alpha").mustCode(t, http.StatusOK))
 	requireSameJSON(t, "list.json", ts.get(cms).mustCode(t, http.StatusOK))
+	// resourceVersion=0 is served by the watch cache, which may not have
+	// seen the last create yet: a list not older than the store's
+	// revision waits until it has.
+	latest := ts.get(cms).list(t).Metadata.ResourceVersion
+	ts.get(cms+"?resourceVersion="+latest).mustCode(t, http.StatusOK)
 	requireSameJSON(t, "list-rv0.json", ts.get(cms+"?resourceVersion=0").mustCode(t, http.StatusOK))
 	requireSameJSON(t, "list-labelselector.json", ts.get(cms+"?labelSelector=app%3Ddemo").mustCode(t, http.StatusOK))
 
