@@ -45,6 +45,8 @@ targets=(
   "./api FuzzDecodeEvent"                    # a watch event decoded where it lies in a stream (one scan)
   "./api/protobuf FuzzTranscode"             # protobuf bodies and watch objects <-> JSON, every served kind
   "./api/protobuf FuzzConform"               # every built-in object stored: typed check, unknown fields dropped
+  "./api/protobuf FuzzWireWriter"            # JSON -> protobuf in one pass: the same bytes as through a dynamicpb message
+  "./api/protobuf FuzzWireReader"            # protobuf -> JSON in place: the same JSON as through a dynamicpb message
   "./apiserver/handlers FuzzListParams"      # every list/watch query parameter
   "./apiserver/negotiation FuzzDecodeObject" # create/update bodies (JSON)
   "./apiserver/negotiation FuzzProtobufBody" # create/update bodies (protobuf, as kubectl sends)

@@ -33,7 +33,9 @@
 // framing of pkg/runtime/serializer/streaming and pkg/util/framer, the
 // LIST written item by item of its collections.go (liststream.go), and the
 // gogo-generated Marshal/Unmarshal methods of every generated.pb.go
-// (fromjson.go, tojson.go). Checked byte for byte against a real
+// (fromjson.go, tojson.go: the plain way, through a dynamicpb message;
+// wirewriter.go, wirereader.go: the same in one pass over the bytes, which
+// is what objects in the generated code's form go through). Checked byte for byte against a real
 // kube-apiserver's protobuf answers and client-go's request bodies in
 // testdata/fixtures (protobuf-*.pb).
 package protobuf

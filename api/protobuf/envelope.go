@@ -107,11 +107,18 @@ func (s *Schema) DecodeEnvelope(body []byte) (Envelope, error) {
 // EncodeObject converts a JSON object of apiVersion/kind into a complete
 // protobuf body: magic, envelope, message.
 func (s *Schema) EncodeObject(apiVersion, kind string, js []byte) ([]byte, error) {
-	raw, err := s.Marshal(apiVersion, kind, js)
+	m, err := s.kind(apiVersion, kind)
 	if err != nil {
 		return nil, err
 	}
-	return s.AppendEnvelope(make([]byte, 0, len(raw)+len(apiVersion)+len(kind)+16), apiVersion, kind, raw), nil
+	// The message is written straight after the envelope's head, whose
+	// last byte is the placeholder of raw's length (0).
+	dst := appendEnvelopeHead(make([]byte, 0, len(js)+len(apiVersion)+len(kind)+32), apiVersion, kind, 0)
+	at := len(dst) - 1
+	if dst, err = appendMarshal(dst, m, js); err != nil {
+		return nil, err
+	}
+	return appendEnvelopeTail(closeLength(dst, at)), nil
 }
 
 // DecodeObject converts a complete protobuf body into the object's JSON.

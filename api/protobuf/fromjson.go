@@ -37,14 +37,16 @@ func (s *Schema) Marshal(apiVersion, kind string, js []byte) ([]byte, error) {
 	return appendMarshal(nil, m, js)
 }
 
-// appendMarshal appends the protobuf message of m converted from the JSON
-// object js.
-func appendMarshal(dst []byte, m *message, js []byte) ([]byte, error) {
+// marshalDynamic is Marshal the plain way: fill a dynamicpb message from
+// the JSON, then let protobuf-go marshal it. The wire writer
+// (wirewriter.go) does the same in one pass; the tests hold it to these
+// bytes.
+func marshalDynamic(m *message, js []byte) ([]byte, error) {
 	pm := dynamicpb.NewMessage(m.desc)
 	if err := fillMessage(pm, m, js, ""); err != nil {
 		return nil, err
 	}
-	return proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, pm)
+	return proto.MarshalOptions{Deterministic: true}.Marshal(pm)
 }
 
 // fillMessage sets pm from the JSON value v (not null).

@@ -46,6 +46,17 @@ type message struct {
 	// inner is the message a custom type wraps, when its mapping converts
 	// one (customType.wraps): JSONSchemaProps for its Or* types.
 	inner *message
+
+	// What the wire writer (wirewriter.go) needs, from prepareWire:
+	// byNumber is fields in field number order, the order of the wire;
+	// zero is the message's bytes for its Go zero value; wire is a custom
+	// type's writer, if it has one.
+	byNumber []*field
+	zero     []byte
+	wire     func(dst, v []byte) ([]byte, error)
+	// byWireNumber is fields indexed by field number, for the wire reader
+	// (wirereader.go).
+	byWireNumber []*field
 }
 
 // field is one field of a message.
@@ -172,6 +183,11 @@ func NewSchema(set []byte, table string) (*Schema, error) {
 			if f.inline && f.msg.custom != nil {
 				return nil, fmt.Errorf("field table: %s.%s: a custom type cannot be inline", m.desc.FullName(), f.desc.Name())
 			}
+		}
+	}
+	for _, m := range s.messages {
+		if err := m.prepareWire(); err != nil {
+			return nil, fmt.Errorf("field table: %w", err)
 		}
 	}
 	return s, nil

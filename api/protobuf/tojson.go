@@ -24,17 +24,30 @@ func (s *Schema) Unmarshal(apiVersion, kind string, raw []byte) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	pm := dynamicpb.NewMessage(m.desc)
-	if err := unmarshal(raw, pm); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", apiVersion, kind, err)
-	}
 	dst := make([]byte, 0, 2*len(raw)+64)
 	dst = append(dst, `{"kind":`...)
 	dst = appendJSONString(dst, kind)
 	dst = append(dst, `,"apiVersion":`...)
 	dst = appendJSONString(dst, apiVersion)
+	// The plain wire form, which every generated marshaller writes, is
+	// read in place (wirereader.go); anything else, errors included, the
+	// plain way.
+	if out, err := readPlain(dst, m, raw); err == nil {
+		return append(out, '}'), nil
+	}
+	return unmarshalDynamic(dst, m, raw, apiVersion, kind)
+}
+
+// unmarshalDynamic is Unmarshal the plain way: protobuf-go decodes the
+// bytes into a dynamicpb message, whose fields are then written as JSON
+// after dst (the object's kind and apiVersion).
+func unmarshalDynamic(dst []byte, m *message, raw []byte, apiVersion, kind string) ([]byte, error) {
+	pm := dynamicpb.NewMessage(m.desc)
+	if err := unmarshal(raw, pm); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", apiVersion, kind, err)
+	}
 	first := false
-	dst, err = appendFields(dst, pm, m, &first)
+	dst, err := appendFields(dst, pm, m, &first)
 	if err != nil {
 		return nil, err
 	}
@@ -212,14 +225,59 @@ func isZero(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	return v.Int() == 0
 }
 
-// appendJSONString appends s as encoding/json writes it (HTML-safe), which
-// is how kube-apiserver writes strings. Each invalid UTF-8 byte becomes
-// U+FFFD as a character, not as encoding/json's "\ufffd" escape, so that
-// the JSON reads back to the same string.
+// appendJSONString appends s as encoding/json writes it (HTML-safe: <, >
+// and & escaped, and U+2028 and U+2029), which is how kube-apiserver
+// writes strings. Each invalid UTF-8 byte becomes U+FFFD as a character,
+// not as encoding/json's "\ufffd" escape, so that the JSON reads back to
+// the same string.
 func appendJSONString(dst []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		s = string([]rune(s)) // one U+FFFD per invalid byte
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
 	}
-	b, _ := json.Marshal(s) // a string always marshals
-	return append(dst, b...)
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
+
+const hexDigits = "0123456789abcdef"
