@@ -94,6 +94,12 @@ type Config struct {
 	// health probes (filters.DefaultConnectionLimits); negative: no limit.
 	MaxWatches     int
 	MaxConnections int
+	// WriteTimeout bounds writing one ordinary response, and each write of
+	// an HTTP/1.1 watch: a client that reads nothing for this long loses
+	// its connection, so it cannot pin a goroutine (0: a minute,
+	// filters.ResponseWriteTimeout). kube-apiserver has no such deadline on
+	// a watch's writes; see apiserver/filters/limits.go for why we do.
+	WriteTimeout time.Duration
 	// EnableFaults exposes the workshop fault switches over HTTP under
 	// /faults/. The Go API, Server.Faults, works either way.
 	EnableFaults bool

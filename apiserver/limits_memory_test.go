@@ -17,7 +17,6 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/cacher"
-	"listwatch/apiserver/filters"
 	"listwatch/store"
 )
 
@@ -90,8 +89,10 @@ type unreadWatchesTest struct {
 	conns []net.Conn
 }
 
-func newUnreadWatchesTest(t *testing.T) *unreadWatchesTest {
-	ts := startServer(t, Config{WatcherBuffer: unreadWatcherBuffer, HistorySize: 100})
+// newUnreadWatchesTest starts the server; writeTimeout is its
+// WriteTimeout (0: the default minute).
+func newUnreadWatchesTest(t *testing.T, writeTimeout time.Duration) *unreadWatchesTest {
+	ts := startServer(t, Config{WatcherBuffer: unreadWatcherBuffer, HistorySize: 100, WriteTimeout: writeTimeout})
 	u := &unreadWatchesTest{t: t, ts: ts, st: ts.Store().(*store.Store), pad: strings.Repeat("x", unreadObjectBytes),
 		cms: ts.registry.ByGroupResource(api.GroupResource{Resource: "configmaps"}).Cacher}
 	t.Cleanup(func() {
@@ -157,6 +158,14 @@ func (u *unreadWatchesTest) waitClosedTooSlow(n int) {
 	assert.Empty(u.t, u.cms.Stats().Watchers, "watchers still registered after being closed")
 }
 
+// waitGone waits until the watch cache holds no watcher: each was closed
+// as too slow, or ended when a write to its client timed out.
+func (u *unreadWatchesTest) waitGone() {
+	u.t.Helper()
+	require.Eventually(u.t, func() bool { return len(u.cms.Stats().Watchers) == 0 }, stuckWriteWait, 10*time.Millisecond,
+		"%d unread watchers still registered", len(u.cms.Stats().Watchers))
+}
+
 // 200 watches that are never read, and 64 MiB written meanwhile: the heap
 // grows by a bounded amount per watch, and every watcher is closed as too
 // slow.
@@ -164,7 +173,7 @@ func TestUnreadWatchesDoNotGrowTheHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 64 MiB to 200 unread watches")
 	}
-	u := newUnreadWatchesTest(t)
+	u := newUnreadWatchesTest(t, 0)
 	heapBefore := u.heap()
 	u.openUnread(unreadWatches)
 	u.write(unreadWrites)
@@ -183,32 +192,33 @@ func TestUnreadWatchesDoNotGrowTheHeap(t *testing.T) {
 // be running while it evaluates its condition.
 const eventuallyGoroutines = 2
 
+// stuckWriteTimeout is the server's WriteTimeout in the stuck-client
+// test: short, so that the test does not wait the default minute for a
+// blocked write to give up. Nothing here depends on how long it is.
+const stuckWriteTimeout = 3 * time.Second
+
 // stuckWriteWait bounds how long a goroutine writing to a client that
 // reads nothing may stay blocked once its watcher is closed: the watch
 // write deadline, and the safety timeout's slack for a busy machine.
-const stuckWriteWait = filters.ResponseWriteTimeout + safetyTimeout
+const stuckWriteWait = stuckWriteTimeout + safetyTimeout
 
 // A client that stops reading a busy watch but keeps the connection open
-// cannot pin the server's goroutines (and the frames they hold): once the
-// watch cache has closed its watcher as too slow, the blocked write gives
-// up at its deadline, so the goroutine count and the heap come back to
-// where they were.
+// cannot pin the server's goroutines (and the frames they hold): the watch
+// cache closes its watcher as too slow once its queue is full, and the
+// write blocked on the client gives up at its deadline (on a machine busy
+// enough, the deadline may come first and end the watch itself), so the
+// goroutine count and the heap come back to where they were.
 func TestStuckWatchClientDoesNotPinGoroutines(t *testing.T) {
-	if testing.Short() {
-		// Most of this test is the wait for the write deadline (a minute),
-		// the longest part of the quick run; the full run executes it.
-		t.Skip("waits a minute for the watch write deadline")
-	}
 	const n = 20
-	u := newUnreadWatchesTest(t)
+	u := newUnreadWatchesTest(t, stuckWriteTimeout)
 	heapBefore := u.heap()
 	goroutinesBefore := runtime.NumGoroutine()
 	u.openUnread(n)
 	u.write(unreadWrites / 4)
-	u.waitClosedTooSlow(n)
+	u.waitGone()
 	// Eventually runs the condition in goroutines of its own: allow for them.
 	assert.Eventually(t, func() bool { return runtime.NumGoroutine() <= goroutinesBefore+eventuallyGoroutines }, stuckWriteWait, 50*time.Millisecond,
-		"%d goroutines before the watches, still more now that the unread watchers are closed but their clients still connected",
+		"%d goroutines before the watches, still more now that the unread watches have ended but their clients are still connected",
 		goroutinesBefore)
 	heapAfter := u.heap()
 	assert.Less(t, heapAfter, heapBefore+heapSlack, "the heap grew by %d KiB", (heapAfter-heapBefore)>>10)

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -132,7 +133,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		started:      time.Now(),
 		counters:     newCounters(),
 		ui:           ui.Handler(),
-		writeTimeout: filters.ResponseWriteTimeout,
+		writeTimeout: cmp.Or(cfg.WriteTimeout, filters.ResponseWriteTimeout),
 		limits:       filters.NewInFlight(cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight, cfg.MaxWatches),
 		connLimit:    ln,
 	}
@@ -176,6 +177,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Faults:            s.faults,
 		Detach:            s.detach,
 		Tracer:            cfg.Tracer,
+		WriteTimeout:      s.writeTimeout,
 	})
 	s.faults.OnStall(s.watch.FreezeHTTP2Connections)
 	s.faults.OnExpire(func(scope faults.WatchScope) int {

@@ -48,12 +48,6 @@ var (
 	errClientGone = errors.New("client gone")
 )
 
-// watchWriteTimeout bounds each write of a watch: a client that stops
-// reading for this long loses its connection, so it cannot pin the writer
-// forever. (The dispatcher closes such a watcher as too slow long before;
-// this frees its goroutine.)
-const watchWriteTimeout = filters.ResponseWriteTimeout
-
 // watchHeaderSkip are the headers writeWatchHeaders writes itself, or
 // that a chunked response must not carry.
 var watchHeaderSkip = map[string]bool{
@@ -64,7 +58,7 @@ var watchHeaderSkip = map[string]bool{
 // writeWatchHeaders writes the 200 response headers of a chunked watch, in
 // net/http's order (Content-Type, the handler's other headers sorted, Date,
 // Transfer-Encoding) plus Connection: close.
-func writeWatchHeaders(conn net.Conn, h http.Header) error {
+func writeWatchHeaders(conn net.Conn, h http.Header, timeout time.Duration) error {
 	bp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bp)
 	b := bytes.NewBuffer((*bp)[:0])
@@ -77,19 +71,19 @@ func writeWatchHeaders(conn net.Conn, h http.Header) error {
 	b.WriteString("Date: ")
 	b.Write(time.Now().UTC().AppendFormat(nil, http.TimeFormat))
 	b.WriteString("\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n")
-	if err := conn.SetWriteDeadline(time.Now().Add(watchWriteTimeout)); err != nil {
+	if err := conn.SetWriteDeadline(time.Now().Add(timeout)); err != nil {
 		return err
 	}
 	_, err := conn.Write(b.Bytes())
 	return err
 }
 
-// deadlineSlack is how stale a watch's write deadline may get before it
+// deadlineSlackDivisor says how stale a watch's write deadline may get before it
 // is pushed back: re-arming it costs a timer update per write, and a busy
 // watch writes thousands of times a minute. So a write may have a little
-// less than watchWriteTimeout, never less than watchWriteTimeout minus
-// the slack.
-const deadlineSlack = 5 * time.Second
+// less than its timeout, never less than the timeout minus the slack (a
+// twelfth of the timeout: 5 s of the default minute).
+const deadlineSlackDivisor = 12
 
 // writeChunks writes frames as HTTP chunks: one chunk and one write per
 // batch (nextBatch, frames.go), a frame too big to batch alone in its
@@ -145,14 +139,14 @@ func hijackChunked(w http.ResponseWriter, r *http.Request, wt *watch, contentTyp
 	if err != nil {
 		return nil, false
 	}
-	if err := writeWatchHeaders(conn, w.Header()); err != nil {
+	if err := writeWatchHeaders(conn, w.Header(), wt.writeTimeout); err != nil {
 		if wt.tracer.Enabled() {
 			wt.tracer.Printf(narrate.HTTP, "watch %d: writing the headers failed (%v): client gone", wt.id, err)
 		}
 		_ = conn.Close()
 		return nil, true
 	}
-	return &chunkedWriter{conn: conn, parent: r.Context()}, true
+	return &chunkedWriter{conn: conn, parent: r.Context(), timeout: wt.writeTimeout}, true
 }
 
 // chunkedWriter writes a watch's chunks on a hijacked connection.
@@ -164,7 +158,12 @@ type chunkedWriter struct {
 	ctx        context.Context
 	clientGone context.CancelCauseFunc
 	readerDone chan struct{}
-	// deadline is the write deadline set last (see deadlineSlack).
+	// timeout bounds each write (the watch server's WriteTimeout: a client
+	// that stops reading for this long loses its connection, so it cannot
+	// pin the writer forever; the dispatcher closes such a watcher as too
+	// slow long before, and this frees its goroutine). deadline is the
+	// write deadline set last (see deadlineSlackDivisor).
+	timeout  time.Duration
 	deadline time.Time
 }
 
@@ -199,8 +198,8 @@ func (cw *chunkedWriter) client() context.Context {
 
 // write frames the batch as chunks; a failed write resets the connection.
 func (cw *chunkedWriter) write(frames [][]byte, _ func() bool) (int, error) {
-	if now := time.Now(); cw.deadline.Sub(now) < watchWriteTimeout-deadlineSlack {
-		cw.deadline = now.Add(watchWriteTimeout)
+	if now := time.Now(); cw.deadline.Sub(now) < cw.timeout-cw.timeout/deadlineSlackDivisor {
+		cw.deadline = now.Add(cw.timeout)
 		if err := cw.conn.SetWriteDeadline(cw.deadline); err != nil {
 			cw.close(true)
 			return 0, err
@@ -217,7 +216,7 @@ func (cw *chunkedWriter) write(frames [][]byte, _ func() bool) (int, error) {
 // a client that already went away just has its connection closed.
 func (cw *chunkedWriter) end() {
 	if context.Cause(cw.ctx) != errClientGone {
-		if err := cw.conn.SetWriteDeadline(time.Now().Add(watchWriteTimeout)); err == nil {
+		if err := cw.conn.SetWriteDeadline(time.Now().Add(cw.timeout)); err == nil {
 			_, _ = cw.conn.Write(lastChunk)
 		}
 	}

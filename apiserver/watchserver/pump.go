@@ -23,6 +23,8 @@ type watch struct {
 	// timeout ends the response cleanly (the client sees the end) once it
 	// passes: ?timeoutSeconds exactly, or the server's randomised default.
 	timeout time.Duration
+	// writeTimeout bounds each write of an HTTP/1.1 watch (chunked.go).
+	writeTimeout time.Duration
 	// stall is closed by the half-open fault: from then on the watch
 	// writes nothing but keeps the connection open until the client goes
 	// away.

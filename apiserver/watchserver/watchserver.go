@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"listwatch/apiserver/cacher"
+	"listwatch/apiserver/filters"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/serving"
 	"listwatch/narrate"
@@ -33,6 +34,10 @@ type Config struct {
 	Detach func(w http.ResponseWriter, r *http.Request, rest func())
 	// Tracer narrates every watch; nil is silent.
 	Tracer *narrate.Tracer
+	// WriteTimeout bounds each write of an HTTP/1.1 watch (chunked.go):
+	// a client that reads nothing for this long loses its connection. 0
+	// is filters.ResponseWriteTimeout, a minute.
+	WriteTimeout time.Duration
 }
 
 // Faults are the fault switches a watch obeys (package faults implements
@@ -64,6 +69,9 @@ type Server struct {
 func New(cfg Config) *Server {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = filters.ResponseWriteTimeout
 	}
 	return &Server{cfg: cfg, open: map[*watch]struct{}{}, compressors: newCompressors(runtime.GOMAXPROCS(0))}
 }
@@ -256,7 +264,7 @@ func (s *Server) Timeout(requested time.Duration) time.Duration {
 
 // newWatch is the state of one watch the pump needs.
 func (s *Server) newWatch(cw Watcher, timeout time.Duration, req Request, r *http.Request, conn *serving.Conn) *watch {
-	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, tracer: s.cfg.Tracer,
+	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, writeTimeout: s.cfg.WriteTimeout, tracer: s.cfg.Tracer,
 		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
 		userAgent: r.UserAgent(), remoteAddr: r.RemoteAddr, started: time.Now(), contentType: headerJSON}
 	wt.expire, wt.expireNow = context.WithCancel(context.Background())
