@@ -76,16 +76,22 @@ else
 fi
 
 # stage NAME COMMAND...: runs one stage, prints a one-line result with its
-# time, and remembers it for the summary. A failing stage ends the run.
-results=()
+# time, and remembers it for the summary (in a file, since the stages of a
+# lane run in a subshell; see run_lane). A failing stage ends the run.
+results=$(mktemp)
 started=$SECONDS
 duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 summary() {
   local rc=$?
+  stop_lane
   stop_load
-  [ ${#results[@]} -gt 0 ] || exit "$rc"
+  if [ ! -s "$results" ]; then
+    rm -f "$results"
+    exit "$rc"
+  fi
   printf '\n==> summary (./test.sh %s)\n' "$label"
-  printf '%s\n' "${results[@]}"
+  cat "$results"
+  rm -f "$results"
   printf '%-6s %-48s %s\n' "$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" "total" "$(duration $((SECONDS - started)))"
   exit "$rc"
 }
@@ -95,6 +101,46 @@ trap summary EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
+
+# A lane is a series of stages run in the background beside the stages in
+# the foreground, its output kept in a file and printed when it ends, so
+# that the two never interleave. The full run has one: the nested modules,
+# beside the fuzzing (see the end of this script).
+lane_pid=
+lane_log=
+run_lane() {
+  lane_log=$(mktemp)
+  "$@" >"$lane_log" 2>&1 &
+  lane_pid=$!
+}
+# wait_lane waits for the lane, prints its output and returns its status.
+wait_lane() {
+  local rc=0
+  wait "$lane_pid" || rc=$?
+  lane_pid=
+  printf '\n==> the nested modules, run beside the fuzzing:\n'
+  cat "$lane_log"
+  rm -f "$lane_log"
+  return "$rc"
+}
+# stop_lane ends a lane still running when the run ends early (a failed
+# stage, an interrupt), with every process it started.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do
+    kill_tree "$child"
+  done
+  kill "$1" 2>/dev/null || true
+}
+stop_lane() {
+  [ -n "$lane_pid" ] || return 0
+  kill_tree "$lane_pid"
+  wait "$lane_pid" 2>/dev/null || true
+  echo "==> stopped the nested modules' lane; its output so far:"
+  cat "$lane_log"
+  rm -f "$lane_log"
+  lane_pid=
+}
 
 # The stress run's load: two busy loops per core. Each loop also checks
 # that this script is alive, so none outlives it even if the script itself
@@ -122,7 +168,7 @@ stage() {
   "$@" || rc=$?
   local line
   line=$(printf '%-6s %-48s %s' "$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" "$name" "$(duration $((SECONDS - start)))")
-  results+=("$line")
+  echo "$line" >>"$results"
   echo "$line"
   return "$rc"
 }
@@ -213,7 +259,15 @@ stage "self-contained: no path outside the repo" \
   go test -count=1 -run '^TestNothingPointsOutsideTheRepository$' ./docs/doccheck
 stage "gofmt" gofmt_check
 
-for m in "${modules[@]}"; do
+# go test runs up to twice as many test binaries at once as there are
+# cores (its default is as many): many of them spend their time waiting on
+# sockets, timers and the processes they start, and with one per core a
+# 2-core machine sat a third idle through the core module's tests.
+test_procs=$((2 * $(nproc)))
+
+# check_module M: the stages of one module.
+check_module() {
+  local m=$1
   stage "module $m: go vet" in_module "$m" go vet ./...
   if [ "$mode" = reference ]; then
     # The tests start the binaries, so they are built first (once: a
@@ -227,9 +281,9 @@ for m in "${modules[@]}"; do
   # -timeout only turns a hang into a failure with every goroutine's stack:
   # on a machine at load 35 the docs' commands alone took 19 minutes.
   if [ "$mode" = quick ]; then
-    stage "module $m: go test -race -short" in_module "$m" go test -race -short -count=1 -timeout 45m ./...
+    stage "module $m: go test -race -short" in_module "$m" go test -race -short -count=1 -p "$test_procs" -timeout 45m ./...
   else
-    stage "module $m: go test -race" in_module "$m" go test -race -count=1 -timeout 45m ./...
+    stage "module $m: go test -race" in_module "$m" go test -race -count=1 -p "$test_procs" -timeout 45m ./...
   fi
   if [ "$mode" = reference ]; then
     # The recordings' script against kube-apiserver 1.37 and against our
@@ -237,9 +291,29 @@ for m in "${modules[@]}"; do
     # not explain fails the stage.
     stage "module $m: differential run, ours vs kube-apiserver 1.37" in_module "$m" go run ./cmd/recorder diff
   fi
-done
+}
 
-[ "$mode" = all ] || exit 0
+# The nested modules one after another (the lane of the full run).
+check_nested_modules() {
+  local m
+  for m in "${modules[@]}"; do
+    [ "$m" = . ] || check_module "$m"
+  done
+}
+
+if [ "$mode" != all ]; then
+  for m in "${modules[@]}"; do
+    check_module "$m"
+  done
+  exit 0
+fi
+
+check_module .
+# The nested modules run in a lane beside the fuzzing below: fuzzing keeps
+# both cores busy, the nested modules' tests mostly wait (for etcd, for
+# the browser, for servers they start), and one after the other the two
+# left a 2-core machine a third idle for four minutes.
+run_lane check_nested_modules
 
 # Every fuzz target for a short run on top of its checked-in corpus (which
 # `go test` above already replayed). fuzz.sh lists the targets with what each
@@ -256,5 +330,9 @@ fuzz_listed() {
   done < <(git grep -o -E '^func Fuzz[A-Za-z0-9_]+' -- '*_test.go' ':!interop' | sed -E 's/:func /:/')
   return "$missing"
 }
-stage "fuzz: fuzz.sh lists every target" fuzz_listed
-stage "fuzz: every target for ${FUZZTIME}" ./fuzz.sh "$FUZZTIME"
+fuzz_rc=0
+stage "fuzz: fuzz.sh lists every target" fuzz_listed || fuzz_rc=$?
+[ "$fuzz_rc" -ne 0 ] || stage "fuzz: every target for ${FUZZTIME}" ./fuzz.sh "$FUZZTIME" || fuzz_rc=$?
+# The lane's stages are in the summary whichever ends first.
+wait_lane
+exit "$fuzz_rc"
