@@ -11,7 +11,7 @@
 #                      the examples' long runs) and without the race
 #                      detector; no staticcheck, no nested modules
 #                      (interop/, etcd/, uitest/, tools/), no fuzzing.
-#                      QUICKTIME on 2 quiet cores once the build cache is
+#                      About 2 minutes on 2 quiet cores once the build cache is
 #                      warm (README.md says how that was measured).
 #   ./test.sh stress   everything, as ./test.sh does, on a loaded machine:
 #                      two busy loops per core (nproc) run from the first
