@@ -75,37 +75,77 @@ func (s *Server) stopCRDs() {
 
 var _ crd.Host = (*Server)(nil)
 
-// Install serves a custom resource: its watch cache, then routes and
-// discovery.
-func (s *Server) Install(_ context.Context, res *registry.Resource) error {
+// Install serves a custom resource in each of its versions: a watch cache
+// each, then routes and discovery.
+func (s *Server) Install(_ context.Context, versions []*registry.Resource) error {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
 	if s.crdsStopped {
 		return fmt.Errorf("apiserver: stopping")
 	}
-	c, err := s.newCacher(res)
+	entries, err := s.newEntries(versions)
 	if err != nil {
 		return err
 	}
-	entry := &registry.Entry{Resource: res, Cacher: c}
-	s.publishEntries(append(s.registry.Entries(), entry)) // listed, then served: see publishEntries
-	if err := s.registry.Add(entry); err != nil {
-		c.Stop()
+	s.publishEntries(append(s.registry.Entries(), entries...)) // listed, then served: see publishEntries
+	if err := s.registry.Add(entries...); err != nil {
+		stopCaches(entries)
 		s.publish()
 		return err
 	}
 	return nil
 }
 
-// Update swaps how a custom resource is served (schema, columns), keeping
-// its watch cache.
-func (s *Server) Update(_ context.Context, res *registry.Resource) error {
+// newEntries starts a watch cache for each version.
+func (s *Server) newEntries(versions []*registry.Resource) ([]*registry.Entry, error) {
+	entries := make([]*registry.Entry, 0, len(versions))
+	for _, res := range versions {
+		c, err := s.newCacher(res)
+		if err != nil {
+			stopCaches(entries)
+			return nil, err
+		}
+		entries = append(entries, &registry.Entry{Resource: res, Cacher: c})
+	}
+	return entries, nil
+}
+
+// stopCaches stops the watch caches of entries, which ends their watches.
+func stopCaches(entries []*registry.Entry) {
+	for _, e := range entries {
+		e.Cacher.Stop()
+	}
+}
+
+// Update serves a custom resource anew, in the versions given (its
+// definition's spec changed): each version gets a new watch cache, the
+// old ones stop. kube-apiserver does the same: any change to a
+// definition's spec makes the crdHandler drop its storage and build a new
+// one, with new watch caches, on the next request
+// (customresource_handler.go, updateCustomResourceDefinition and
+// removeStorage_locked). Its tearDown lets requests in flight on the old
+// storage finish first, waiting at most twice the request timeout before
+// it destroys the old storage and so ends its watches; ours ends them at
+// once, and their clients watch again from the new caches.
+func (s *Server) Update(_ context.Context, versions []*registry.Resource) error {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
-	if err := s.registry.Replace(res); err != nil {
+	if s.crdsStopped {
+		return fmt.Errorf("apiserver: stopping")
+	}
+	entries, err := s.newEntries(versions)
+	if err != nil {
 		return err
 	}
-	s.publish()
+	gr := versions[0].GroupResource()
+	s.publishEntries(append(slices.DeleteFunc(s.registry.Entries(), func(e *registry.Entry) bool { return e.GroupResource() == gr }), entries...))
+	old, err := s.registry.Replace(entries...)
+	if err != nil {
+		stopCaches(entries)
+		s.publish()
+		return err
+	}
+	stopCaches(old)
 	return nil
 }
 
@@ -115,42 +155,54 @@ const uninstallTimeout = 30 * time.Second
 
 // Uninstall stops serving a custom resource: it disappears from routes and
 // discovery at once (later requests get 404), then its objects are deleted
-// one by one, so open watches see one DELETED each, and once the watch
-// cache has passed those on, it stops and the watches end.
+// one by one, so open watches of every version see one DELETED each, and
+// once the watch caches have passed those on, they stop and the watches
+// end.
 func (s *Server) Uninstall(ctx context.Context, gr api.GroupResource) error {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
 	s.publishEntries(slices.DeleteFunc(s.registry.Entries(), func(e *registry.Entry) bool { return e.GroupResource() == gr }))
-	e := s.registry.Remove(gr)
-	if e == nil {
+	entries := s.registry.Remove(gr)
+	if len(entries) == 0 {
 		return nil
 	}
-	defer e.Cacher.Stop()
+	defer stopCaches(entries)
 	ctx, cancel := context.WithTimeout(ctx, uninstallTimeout)
 	defer cancel()
-	deleted := 0
-	for {
-		page, err := s.store.List(ctx, e.Prefix(), store.ListOptions{Limit: 500})
-		if err != nil {
-			return err
-		}
-		for _, obj := range page.Items {
-			key := e.Key(obj.Metadata.Namespace, obj.Metadata.Name)
-			if _, err := s.store.Delete(ctx, key, store.Preconditions{}); err == nil {
-				deleted++
-			} // else deleted meanwhile
-		}
-		if page.NextKey == "" {
-			break
-		}
-	}
-	if deleted == 0 {
-		return nil
+	deleted, err := s.deleteAll(ctx, entries[0].Resource)
+	if err != nil || deleted == 0 {
+		return err
 	}
 	// Every deletion is at or below the current revision.
 	last, err := s.store.CurrentRevision(ctx)
 	if err != nil {
 		return err
 	}
-	return e.Cacher.Drain(ctx, last)
+	for _, e := range entries {
+		if err := e.Cacher.Drain(ctx, last); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteAll deletes every object of res from the store, one by one, and
+// says how many it deleted.
+func (s *Server) deleteAll(ctx context.Context, res *registry.Resource) (int, error) {
+	deleted := 0
+	for {
+		page, err := s.store.List(ctx, res.Prefix(), store.ListOptions{Limit: 500})
+		if err != nil {
+			return deleted, err
+		}
+		for _, obj := range page.Items {
+			key := res.Key(obj.Metadata.Namespace, obj.Metadata.Name)
+			if _, err := s.store.Delete(ctx, key, store.Preconditions{}); err == nil {
+				deleted++
+			} // else deleted meanwhile
+		}
+		if page.NextKey == "" {
+			return deleted, nil
+		}
+	}
 }

@@ -15,11 +15,13 @@ import (
 // Host is the server side of serving custom resources: what the
 // controller asks of the apiserver when definitions come and go.
 type Host interface {
-	// Install starts serving res: a watch cache, routes, discovery.
-	Install(ctx context.Context, res *registry.Resource) error
-	// Update replaces how res is served (schema, columns) without
-	// touching its objects or its watch cache.
-	Update(ctx context.Context, res *registry.Resource) error
+	// Install starts serving a resource in each of its versions (the
+	// storage version first): a watch cache each, routes, discovery.
+	Install(ctx context.Context, versions []*registry.Resource) error
+	// Update replaces how a served resource is served (its versions,
+	// schemas, columns) without touching its objects: each version gets a
+	// new watch cache, as kube-apiserver gives it a new storage.
+	Update(ctx context.Context, versions []*registry.Resource) error
 	// Uninstall stops serving gr and deletes its objects; open watches see
 	// one DELETED per object, then their end.
 	Uninstall(ctx context.Context, gr api.GroupResource) error
@@ -130,7 +132,7 @@ func (c *Controller) apply(ctx context.Context, obj *api.Object) {
 	case ok && cur.uid == d.UID && bytes.Equal(cur.spec, spec):
 		return
 	case ok && cur.uid == d.UID && cur.gr == d.GroupResource():
-		if err := c.host.Update(ctx, d.Resource()); err != nil {
+		if err := c.host.Update(ctx, d.Resources()); err != nil {
 			c.tracer.Printf(narrate.HTTP, "crd %s: update: %v", d.Name, err)
 			return
 		}
@@ -140,7 +142,7 @@ func (c *Controller) apply(ctx context.Context, obj *api.Object) {
 	case ok:
 		c.remove(ctx, d.Name) // a new definition of the same name
 	}
-	if err := c.host.Install(ctx, d.Resource()); err != nil {
+	if err := c.host.Install(ctx, d.Resources()); err != nil {
 		c.tracer.Printf(narrate.HTTP, "crd %s: install: %v", d.Name, err)
 		return
 	}

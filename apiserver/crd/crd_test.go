@@ -105,8 +105,13 @@ func TestResourceFromDefinition(t *testing.T) {
 		"versions":[{"name":"v1beta1","served":true,"storage":false},{"name":"v1","served":true,"storage":true,
 		"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}},
 		"additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"}]}]}`), &d.Spec))
-	res := d.Resource()
-	assert.Equal(t, "example.com/v1", res.APIVersion(), "the storage version is served")
+	versions := d.Resources()
+	require.Len(t, versions, 2, "one per served version")
+	res := versions[0]
+	assert.Equal(t, "example.com/v1", res.APIVersion(), "the storage version first")
+	assert.Equal(t, "example.com/v1beta1", versions[1].APIVersion())
+	assert.Equal(t, "v1", versions[1].StorageVersion, "stored as v1")
+	assert.Empty(t, versions[1].Columns, "v1beta1 declares no columns")
 	assert.Equal(t, "widget", res.SingularName)
 	assert.Equal(t, "WidgetList", res.ListKind)
 	assert.False(t, res.Namespaced)
@@ -119,6 +124,22 @@ func TestResourceFromDefinition(t *testing.T) {
 	assert.Equal(t, int64(4), lookupPath(o, ".spec.size"))
 	assert.Equal(t, "w", lookupPath(o, ".metadata.name"))
 	assert.Nil(t, lookupPath(o, ".spec.nope.deeper"))
+
+	// Stored as v1, read as v1beta1; an object already in the version
+	// asked for is not copied.
+	beta := versions[1].StoredAs
+	stored := beta.ToStorage(&api.Object{APIVersion: "example.com/v1beta1", Kind: "Widget"})
+	assert.Equal(t, "example.com/v1", stored.APIVersion)
+	read := beta.FromStorage(stored)
+	assert.Equal(t, "example.com/v1beta1", read.APIVersion)
+	assert.Equal(t, "example.com/v1", stored.APIVersion, "the stored object is not changed")
+	assert.Same(t, stored, res.StoredAs.FromStorage(stored))
+
+	// A definition whose storage version is not served serves the others.
+	d.Spec.Versions[1].Served = false
+	versions = d.Resources()
+	require.Len(t, versions, 1)
+	assert.Equal(t, "example.com/v1beta1", versions[0].APIVersion())
 }
 
 // A definition's schema rejects a wrong type with the real server's words.

@@ -67,7 +67,7 @@ type Definition struct {
 	Spec Spec
 }
 
-// Storage returns the storage version, the one we serve.
+// Storage returns the storage version, the one objects are kept in.
 func (d *Definition) Storage() *Version {
 	for i := range d.Spec.Versions {
 		if d.Spec.Versions[i].Storage {
@@ -188,16 +188,32 @@ func (n Names) defaulted() Names {
 	return n
 }
 
-// Resource declares the custom resource a definition serves: its storage
-// version, with the schema's validation and pruning on every write, its
-// printer columns, and generation counting as for every custom resource.
-func (d *Definition) Resource() *registry.Resource {
-	v := d.Storage()
-	names := d.Spec.Names.defaulted()
-	var schema *Schema
-	if v.Schema != nil {
-		schema = v.Schema.OpenAPIV3Schema
+// Resources declares the custom resource a definition serves, one
+// registry resource per served version, the storage version first if it
+// is served: apiextensions-apiserver builds a storage of its own for each
+// (customresource_handler.go, getOrCreateServingInfoFor, one
+// customresource.NewStorage per version, each with its own watch cache),
+// all over the objects kept in the storage version (conversion.go).
+func (d *Definition) Resources() []*registry.Resource {
+	storage := d.Storage()
+	var out []*registry.Resource
+	if storage.Served {
+		out = append(out, d.resource(storage, storage))
 	}
+	for i := range d.Spec.Versions {
+		if v := &d.Spec.Versions[i]; v.Served && v != storage {
+			out = append(out, d.resource(v, storage))
+		}
+	}
+	return out
+}
+
+// resource declares version v: its schema's validation and pruning on
+// every write, its printer columns, and generation counting as
+// for every custom resource; its objects are stored as storage's.
+func (d *Definition) resource(v, storage *Version) *registry.Resource {
+	names := d.Spec.Names.defaulted()
+	schema := v.schema()
 	statusSubresource := v.Subresources != nil && v.Subresources.Status != nil
 	res := &registry.Resource{
 		Group: d.Spec.Group, Version: v.Name, Name: names.Plural, SingularName: names.Singular,
@@ -205,11 +221,13 @@ func (d *Definition) Resource() *registry.Resource {
 		Namespaced: d.Spec.Scope == "Namespaced",
 		// The verbs in the order a real server lists them for a custom
 		// resource (crd-discovery-apis-group-v1.json).
-		Verbs:         []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
-		Generation:    true,
-		ValidateName:  registry.ValidateSubdomainName,
-		Prune:         pruner(schema), // fieldvalidation.go
-		OpenAPISchema: v.RawSchema,
+		Verbs:          []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
+		Generation:     true,
+		ValidateName:   registry.ValidateSubdomainName,
+		Prune:          pruner(schema), // fieldvalidation.go
+		OpenAPISchema:  v.RawSchema,
+		StorageVersion: storage.Name,
+		StoredAs:       storedAs(d.Spec.Group, v, storage), // conversion.go
 	}
 	gk := res.GroupKind()
 	res.PrepareCreate = func(obj *api.Object) error {
@@ -238,6 +256,14 @@ func (d *Definition) Resource() *registry.Resource {
 	}
 	res.NoAgeColumn = len(v.AdditionalPrinterColumns) > 0
 	return res
+}
+
+// schema is the version's openAPIV3Schema, nil if it has none.
+func (v *Version) schema() *Schema {
+	if v.Schema == nil {
+		return nil
+	}
+	return v.Schema.OpenAPIV3Schema
 }
 
 // validateObject checks obj against schema and prunes unknown fields. A

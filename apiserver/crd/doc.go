@@ -19,14 +19,18 @@
 // pkg/controller/finalizer (customresourcecleanup: deleting the objects),
 // pkg/controller/status (NamesAccepted, Established), pkg/apis/apiextensions/
 // validation (what a definition must be), and pkg/apiserver/schema (the
-// structural schema, validation and pruning). Differences: only the storage
-// version is served (no conversion); a definition is established when it is
-// created (the real server takes a few milliseconds, and its first request
-// may even get 429, fixture crd-first-list-429-storage-initializing.json);
-// the cleanup happens after the definition is gone instead of behind a
-// finalizer; printer columns take dotted paths only; duplicate fields are
-// not reported. Unknown fields are pruned and reported as for built-in
-// kinds, per ?fieldValidation (fieldvalidation.go). The status subresource, when a version
-// asks for it, is the handlers' (.../{name}/status changes status only, and
-// writes of the object keep the stored status), as for Deployments.
+// structural schema, validation and pruning). Every served version is
+// served, each with a watch cache of its own, over one collection kept in
+// the storage version (conversion.go). Differences: versions convert by
+// apiVersion alone, the "None" strategy (no conversion webhooks); a
+// definition is established when it is created (the real server takes a
+// few milliseconds, and its first request may even get 429, fixture
+// crd-first-list-429-storage-initializing.json); the cleanup happens
+// after the definition is gone instead of behind a finalizer; printer
+// columns take dotted paths only. Unknown and duplicate fields are pruned
+// and reported as for built-in kinds, per ?fieldValidation
+// (fieldvalidation.go). The status subresource, when a version asks for
+// it, is the handlers' (.../{name}/status changes status only, and writes
+// of the object keep the stored status), as for Deployments; so is the
+// definitions' own.
 package crd

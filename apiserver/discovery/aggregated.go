@@ -129,6 +129,7 @@ func buildAggregated(resources []*registry.Entry, groups []string) (core, named 
 			if g == nil {
 				continue
 			}
+			slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return compareVersions(b.Version, a.Version) })
 			for _, v := range g.Versions {
 				slices.SortFunc(v.Resources, func(a, b resourceDiscovery) int { return strings.Compare(a.Resource, b.Resource) })
 			}

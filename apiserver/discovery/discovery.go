@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
@@ -177,7 +178,7 @@ func Build(resources []*registry.Entry, address string, started time.Time) *Docs
 		byGV[gv] = append(byGV[gv], apiResource{Name: res.Name, SingularName: res.SingularName,
 			Namespaced: res.Namespaced, Kind: res.Kind, Verbs: res.Verbs,
 			ShortNames: res.ShortNames, Categories: res.Categories,
-			StorageVersionHash: storageVersionHash(res.Group, res.Version, res.Kind)})
+			StorageVersionHash: storageVersionHash(res.Group, cmp.Or(res.StorageVersion, res.Version), res.Kind)})
 		byGV[gv] = append(byGV[gv], subresources(res)...)
 		if res.Group != "" && !slices.Contains(groups, res.Group) {
 			groups = append(groups, res.Group)
@@ -201,6 +202,7 @@ func Build(resources []*registry.Entry, address string, started time.Time) *Docs
 				versions = append(versions, gvd)
 			}
 		}
+		slices.SortStableFunc(versions, func(a, b groupVersionForDiscovery) int { return compareVersions(b.Version, a.Version) })
 		group := apiGroup{Name: g, Versions: versions, PreferredVersion: versions[0]}
 		list.Groups = append(list.Groups, group)
 		group.Kind, group.APIVersion = "APIGroup", "v1"

@@ -53,36 +53,74 @@ func (reg *Registry) addLocked(e *Entry) {
 	}
 }
 
-// Add serves one more resource (a custom resource whose definition was
-// just created), after the built-in ones. It is refused if the group and
-// resource is served already.
-func (reg *Registry) Add(e *Entry) error {
+// Add serves one more resource, in one or more versions (a custom
+// resource whose definition was just created: one entry per served
+// version), after the built-in ones. The first entry is the one
+// ByGroupResource finds. It is refused if the group and resource is served
+// already.
+func (reg *Registry) Add(entries ...*Entry) error {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if reg.byResource[e.GroupResource()] != nil {
-		return fmt.Errorf("registry: %s is served already", e.GroupResource())
+	gr, err := sameResource(entries)
+	if err != nil {
+		return err
 	}
-	reg.addLocked(e)
+	if reg.byResource[gr] != nil {
+		return fmt.Errorf("registry: %s is served already", gr)
+	}
+	reg.addAllLocked(entries)
 	return nil
 }
 
-// Remove stops serving a resource and returns its entry (nil if it was not
-// served).
-func (reg *Registry) Remove(gr api.GroupResource) *Entry {
+// sameResource returns the group and resource of entries, which must all
+// be versions of one.
+func sameResource(entries []*Entry) (api.GroupResource, error) {
+	if len(entries) == 0 {
+		return api.GroupResource{}, fmt.Errorf("registry: no entries")
+	}
+	gr := entries[0].GroupResource()
+	for _, e := range entries[1:] {
+		if e.GroupResource() != gr {
+			return gr, fmt.Errorf("registry: %s and %s are not one resource", gr, e.GroupResource())
+		}
+	}
+	return gr, nil
+}
+
+func (reg *Registry) addAllLocked(entries []*Entry) {
+	for _, e := range entries {
+		reg.addLocked(e)
+	}
+	reg.byResource[entries[0].GroupResource()] = entries[0]
+}
+
+// Remove stops serving a resource, in every version, and returns its
+// entries (none if it was not served).
+func (reg *Registry) Remove(gr api.GroupResource) []*Entry {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	e := reg.byResource[gr]
-	if e == nil {
+	return reg.removeLocked(gr)
+}
+
+func (reg *Registry) removeLocked(gr api.GroupResource) []*Entry {
+	if reg.byResource[gr] == nil {
 		return nil
 	}
 	delete(reg.byResource, gr)
-	gv := e.APIVersion()
-	delete(reg.byGroupVersion[gv], e.Name)
-	if len(reg.byGroupVersion[gv]) == 0 {
-		delete(reg.byGroupVersion, gv)
+	var removed []*Entry
+	for _, e := range reg.entries {
+		if e.GroupResource() != gr {
+			continue
+		}
+		removed = append(removed, e)
+		gv := e.APIVersion()
+		delete(reg.byGroupVersion[gv], e.Name)
+		if len(reg.byGroupVersion[gv]) == 0 {
+			delete(reg.byGroupVersion, gv)
+		}
 	}
-	reg.entries = slices.DeleteFunc(slices.Clone(reg.entries), func(x *Entry) bool { return x == e })
-	return e
+	reg.entries = slices.DeleteFunc(slices.Clone(reg.entries), func(x *Entry) bool { return x.GroupResource() == gr })
+	return removed
 }
 
 // Entries are the served resources in table order (custom resources last,
@@ -108,8 +146,9 @@ func (reg *Registry) ServesGroupVersion(gv string) bool {
 	return reg.byGroupVersion[gv] != nil
 }
 
-// ByGroupResource finds a resource by group and plural name; nil if it is
-// not served.
+// ByGroupResource finds a resource by group and plural name (of a resource
+// served in several versions, the entry added first); nil if it is not
+// served.
 func (reg *Registry) ByGroupResource(gr api.GroupResource) *Entry {
 	reg.mu.RLock()
 	defer reg.mu.RUnlock()
@@ -119,19 +158,21 @@ func (reg *Registry) ByGroupResource(gr api.GroupResource) *Entry {
 // Namespaces is the namespaces resource, which other resources live in.
 func (reg *Registry) Namespaces() *Entry { return reg.namespaces }
 
-// Replace swaps the declaration of a served resource, keeping its watch
-// cache: requests that already found the old entry finish with it.
-func (reg *Registry) Replace(res *Resource) error {
+// Replace swaps every version of a served resource for entries (the same
+// group and resource, maybe other versions) in one step, and returns the
+// entries it replaced: requests that already found them finish with them.
+// The first of entries is the one ByGroupResource finds.
+func (reg *Registry) Replace(entries ...*Entry) ([]*Entry, error) {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	old := reg.byResource[res.GroupResource()]
-	if old == nil || old.APIVersion() != res.APIVersion() {
-		return fmt.Errorf("registry: %s is not served in %s", res.GroupResource(), res.APIVersion())
+	gr, err := sameResource(entries)
+	if err != nil {
+		return nil, err
 	}
-	e := &Entry{Resource: res, Cacher: old.Cacher}
-	reg.byResource[res.GroupResource()] = e
-	reg.byGroupVersion[res.APIVersion()][res.Name] = e
-	reg.entries = slices.Clone(reg.entries)
-	reg.entries[slices.Index(reg.entries, old)] = e
-	return nil
+	old := reg.removeLocked(gr)
+	if old == nil {
+		return nil, fmt.Errorf("registry: %s is not served", gr)
+	}
+	reg.addAllLocked(entries)
+	return old, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"listwatch/api"
 )
@@ -42,4 +43,36 @@ func TestHumanDuration(t *testing.T) {
 		assert.Equal(t, want, humanDuration(d), "%s", d)
 	}
 	assert.Equal(t, "<unknown>", age(time.Time{}, time.Now()))
+}
+
+// A resource served in several versions is added, replaced and removed as
+// one: every version is routed by its group version, ByGroupResource finds
+// the first, and a replacement may change the versions.
+func TestRegistryVersionsOfOneResource(t *testing.T) {
+	reg := New(Builtin())
+	version := func(v string) *Entry {
+		return &Entry{Resource: &Resource{Group: "example.com", Version: v, Name: "widgets", Kind: "Widget"}}
+	}
+	gr := api.GroupResource{Group: "example.com", Resource: "widgets"}
+	v1, v1beta1 := version("v1"), version("v1beta1")
+	require.NoError(t, reg.Add(v1, v1beta1))
+	assert.Same(t, v1, reg.ByGroupResource(gr))
+	assert.Same(t, v1beta1, reg.Lookup("example.com/v1beta1", "widgets"))
+	assert.Error(t, reg.Add(version("v2")), "served already")
+	assert.Error(t, reg.Add(v1, &Entry{Resource: &Resource{Group: "example.com", Version: "v1", Name: "gadgets"}}), "not one resource")
+
+	v2 := version("v2")
+	old, err := reg.Replace(v2)
+	require.NoError(t, err)
+	assert.Equal(t, []*Entry{v1, v1beta1}, old)
+	assert.Nil(t, reg.Lookup("example.com/v1", "widgets"))
+	assert.False(t, reg.ServesGroupVersion("example.com/v1beta1"))
+	assert.Same(t, v2, reg.ByGroupResource(gr))
+
+	assert.Equal(t, []*Entry{v2}, reg.Remove(gr))
+	assert.Nil(t, reg.ByGroupResource(gr))
+	assert.Nil(t, reg.Remove(gr))
+	_, err = reg.Replace(v1)
+	assert.Error(t, err, "not served")
+	assert.Len(t, reg.Entries(), len(Builtin()))
 }

@@ -101,6 +101,11 @@ type Resource struct {
 	// they are stored in and back (storedas.go): events.k8s.io Events are
 	// stored as core Events, under the core prefix.
 	StoredAs *StoredAs
+	// StorageVersion, if set, is the version the resource's objects are
+	// stored in when it is not Version: a custom resource served in
+	// several versions keeps its objects in the definition's storage
+	// version, which discovery's storageVersionHash names for every one.
+	StorageVersion string
 	// PrepareCreate fills in what the server owns on create (a namespace's
 	// phase, finalizer and name label); it may return a Status error.
 	PrepareCreate func(obj *api.Object) error
