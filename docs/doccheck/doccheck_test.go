@@ -186,7 +186,12 @@ func TestShellBlocksRunOrAreIllustrative(t *testing.T) {
 				if testing.Short() {
 					continue
 				}
+				// Each command is mostly a build and a link, or a
+				// benchmark's set-up, and none shares a file or a port
+				// with another, so they run side by side (go test's
+				// -parallel, one per core by default).
 				t.Run(fmt.Sprintf("%s:%d", p.name, b.Line), func(t *testing.T) {
+					t.Parallel()
 					runCommand(t, QuickBench(cmd), path)
 				})
 			}
