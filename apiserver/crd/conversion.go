@@ -17,11 +17,17 @@ import (
 // Webhook conversion is not served.
 
 // storedAs converts version v's objects to and from the storage version.
+// What is read from storage gets the storage version's defaults first
+// (defaulting.go).
 func storedAs(group string, v, storage *Version) *registry.StoredAs {
 	served, stored := group+"/"+v.Name, group+"/"+storage.Name
+	defaults := storage.schema()
+	if !defaults.hasDefaults() {
+		defaults = nil
+	}
 	return &registry.StoredAs{
 		ToStorage:   func(o *api.Object) *api.Object { return withAPIVersion(o, stored) },
-		FromStorage: func(o *api.Object) *api.Object { return withAPIVersion(o, served) },
+		FromStorage: func(o *api.Object) *api.Object { return fromStorage(o, served, defaults) },
 	}
 }
 
@@ -33,5 +39,20 @@ func withAPIVersion(o *api.Object, gv string) *api.Object {
 	}
 	out := o.DeepCopy()
 	out.APIVersion = gv
+	return out
+}
+
+// fromStorage is a stored object as version gv reads it: defaulted with
+// the storage version's schema (nil: it has no defaults), then converted.
+// An object whose fields cannot be decoded reads as it is stored.
+func fromStorage(o *api.Object, gv string, defaults *Schema) *api.Object {
+	if defaults == nil {
+		return withAPIVersion(o, gv)
+	}
+	out := o.DeepCopy()
+	out.APIVersion = gv
+	if err := defaultObject(defaults, out); err != nil {
+		return withAPIVersion(o, gv)
+	}
 	return out
 }

@@ -208,8 +208,8 @@ func (d *Definition) Resources() []*registry.Resource {
 	return out
 }
 
-// resource declares version v: its schema's validation and pruning on
-// every write, its printer columns, and generation counting as
+// resource declares version v: its schema's validation, pruning and
+// defaults on every write, its printer columns, and generation counting as
 // for every custom resource; its objects are stored as storage's.
 func (d *Definition) resource(v, storage *Version) *registry.Resource {
 	names := d.Spec.Names.defaulted()
@@ -224,7 +224,8 @@ func (d *Definition) resource(v, storage *Version) *registry.Resource {
 		Verbs:          []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
 		Generation:     true,
 		ValidateName:   registry.ValidateSubdomainName,
-		Prune:          pruner(schema), // fieldvalidation.go
+		Prune:          pruner(schema),                                                    // fieldvalidation.go
+		Default:        func(obj *api.Object) error { return defaultObject(schema, obj) }, // defaulting.go
 		OpenAPISchema:  v.RawSchema,
 		StorageVersion: storage.Name,
 		StoredAs:       storedAs(d.Spec.Group, v, storage), // conversion.go

@@ -4,7 +4,8 @@
 // follows them in the store and has the server serve each one's custom
 // resource: list, watch, CRUD and patch through the same handlers and
 // watch cache as built-in kinds, with the definition's structural schema
-// validating every write (422 on a wrong type) and pruning unknown fields,
+// validating every write (422 on a wrong type), pruning unknown fields and
+// filling in its defaults (on reads from storage too, defaulting.go),
 // its printer columns in Tables, generation counting, and objects encoded
 // with sorted keys as unstructured objects are. Deleting a definition
 // deletes its objects (open watches see one DELETED each, then their end)

@@ -12,8 +12,8 @@ import (
 
 // Schema is the structural subset of OpenAPI v3 a CRD version declares
 // (spec.versions[].schema.openAPIV3Schema): types, properties, items,
-// required fields, and the two Kubernetes extensions that matter for
-// pruning. It is apiextensions' structural schema (pkg/apiserver/schema).
+// required fields, defaults, and the two Kubernetes extensions that
+// matter for pruning. It is apiextensions' structural schema (pkg/apiserver/schema).
 type Schema struct {
 	Type                 string             `json:"type,omitempty"`
 	Properties           map[string]*Schema `json:"properties,omitempty"`
@@ -26,6 +26,9 @@ type Schema struct {
 	PreserveUnknownFields bool `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
 	// IntOrString accepts an integer or a string.
 	IntOrString bool `json:"x-kubernetes-int-or-string,omitempty"`
+	// Default is the value an object lacking the field gets
+	// (defaulting.go).
+	Default json.RawMessage `json:"default,omitempty"`
 }
 
 // UnmarshalJSON reads a schema; additionalProperties may be a boolean
