@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"listwatch/api"
@@ -49,8 +50,12 @@ type informerUnderTest struct {
 	start func(b *testing.B, ctx context.Context, srv *testServer, ns string, handled *atomic.Int64) (stop func())
 }
 
+// client-go is measured on its default encoding, protobuf, and on JSON,
+// the only one ours reads, so that the like-for-like pair is
+// client-go-json and listwatch.
 var informersUnderTest = []informerUnderTest{
 	{"client-go", startClientGoInformer},
+	{"client-go-json", startClientGoJSONInformer},
 	{"listwatch", startOurInformer},
 }
 
@@ -58,7 +63,24 @@ var informersUnderTest = []informerUnderTest{
 // informer for one namespace, untuned (client-go's defaults: protobuf-first
 // Accept header, watch-list).
 func startClientGoInformer(b *testing.B, ctx context.Context, srv *testServer, ns string, handled *atomic.Int64) func() {
-	factory := informers.NewSharedInformerFactoryWithOptions(srv.readClient(b), 0, informers.WithNamespace(ns))
+	return runClientGoInformer(b, ctx, srv.readClient(b), ns, handled)
+}
+
+// startClientGoJSONInformer is startClientGoInformer on a clientset that
+// asks for JSON only (AcceptContentTypes: application/json).
+func startClientGoJSONInformer(b *testing.B, ctx context.Context, srv *testServer, ns string, handled *atomic.Int64) func() {
+	cfg := srv.restConfig()
+	cfg.AcceptContentTypes = "application/json"
+	cfg.ContentType = "application/json"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return runClientGoInformer(b, ctx, cs, ns, handled)
+}
+
+func runClientGoInformer(b *testing.B, ctx context.Context, cs kubernetes.Interface, ns string, handled *atomic.Int64) func() {
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := factory.Core().V1().ConfigMaps().Informer()
 	count := func() { handled.Add(1) }
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
