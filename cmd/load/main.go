@@ -26,7 +26,10 @@
 // storm's, against ours and against the real kube-apiserver. -url runs
 // against a server you started yourself, -kubeconfig against one over
 // https with a CA and a token (the reference's: reference/.run/kubeconfig);
-// then -pid, if given, is read for CPU and RSS (Linux only).
+// then -pid, if given, is read for CPU and RSS (Linux only). -etcd-pid
+// names the etcd behind the server, so that a server on etcd is charged
+// for the CPU its storage spent too: the fan-out then reports server + etcd
+// CPU per delivery, for ours on etcd and for kube-apiserver alike.
 package main
 
 import (
@@ -69,6 +72,7 @@ type config struct {
 	url        string
 	kubeconfig string
 	pid        int
+	etcdPid    int
 	watchers   int
 	writes     int
 	writers    int
@@ -97,6 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.url, "url", "", "base URL of a server already running on loopback (instead of -apiserver)")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "a kubeconfig whose current context is a server already running on loopback, over https with its CA and token (instead of -apiserver)")
 	fs.IntVar(&c.pid, "pid", 0, "with -url or -kubeconfig: the server's process id, for its CPU and RSS (Linux)")
+	fs.IntVar(&c.etcdPid, "etcd-pid", 0, "the process id of the etcd the server stores in: its CPU is reported beside the server's, and the two are added up per delivery (Linux)")
 	fs.IntVar(&c.watchers, "watchers", 10000, "fanout: concurrent watchers; flood: watches to open (at most 20,000)")
 	fs.IntVar(&c.writes, "writes", 500, "fanout: creates")
 	fs.IntVar(&c.writers, "writers", 4, "fanout: concurrent writers")
@@ -159,6 +164,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	proc := newProcWatch(pid)
 	defer proc.stop()
+	etcd := newProcWatch(c.etcdPid)
+	defer etcd.stop()
 
 	var rep report
 	var err error
@@ -179,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("unknown -scenario %q", c.scenario)
 	}
-	rep.server = proc.snapshot()
+	rep.server, rep.etcd = proc.snapshot(), etcd.snapshot()
 	rep.print(stdout)
 	return err
 }

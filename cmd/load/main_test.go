@@ -116,3 +116,22 @@ func startServerInProcess(t *testing.T, cfg apiserver.Config) *apiserver.Server 
 	})
 	return srv
 }
+
+// With -etcd-pid the report gives etcd's CPU beside the server's and their
+// sum per delivery, as the fan-out against a server on etcd needs.
+func TestReportAddsEtcdCPU(t *testing.T) {
+	r := report{scenario: "fanout", deliveries: 1000,
+		server: procStats{known: true, cpu: 3 * time.Millisecond, peakRSS: 2 << 20, lastRSS: 1 << 20},
+		etcd:   procStats{known: true, cpu: time.Millisecond, peakRSS: 4 << 20, lastRSS: 4 << 20}}
+	var out bytes.Buffer
+	r.print(&out)
+	assert.Contains(t, out.String(), "server CPU: 3ms (3.00 µs per delivery)")
+	assert.Contains(t, out.String(), "etcd CPU: 1ms (1.00 µs per delivery)")
+	assert.Contains(t, out.String(), "etcd RSS: peak 4 MiB")
+	assert.Contains(t, out.String(), "server + etcd CPU: 4ms (4.00 µs per delivery)")
+
+	r.etcd = procStats{} // no -etcd-pid: nothing about etcd
+	out.Reset()
+	r.print(&out)
+	assert.NotContains(t, out.String(), "etcd")
+}

@@ -57,6 +57,8 @@ type report struct {
 	scenario string
 	lines    []string // scenario-specific results
 	server   procStats
+	// etcd is the etcd the server stores in, when -etcd-pid names it.
+	etcd procStats
 	// deliveries, when set, turn CPU into CPU per delivery.
 	deliveries int64
 }
@@ -70,14 +72,29 @@ func (r *report) print(w io.Writer) {
 	for _, l := range r.lines {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
-	if !r.server.known {
-		fmt.Fprintln(w, "  server CPU and RSS: unknown (no pid, or not Linux)")
+	r.printProc(w, "server", r.server)
+	if r.etcd.known {
+		r.printProc(w, "etcd", r.etcd)
+	}
+	if r.server.known && r.etcd.known {
+		fmt.Fprintf(w, "  server + etcd CPU: %v%s\n", (r.server.cpu + r.etcd.cpu).Round(time.Millisecond), r.perDelivery(r.server.cpu+r.etcd.cpu))
+	}
+}
+
+// printProc prints one process's CPU (per delivery, if known) and RSS.
+func (r *report) printProc(w io.Writer, name string, p procStats) {
+	if !p.known {
+		fmt.Fprintf(w, "  %s CPU and RSS: unknown (no pid, or not Linux)\n", name)
 		return
 	}
-	fmt.Fprintf(w, "  server CPU: %v", r.server.cpu.Round(time.Millisecond))
-	if r.deliveries > 0 {
-		fmt.Fprintf(w, " (%.2f µs per delivery)", float64(r.server.cpu.Microseconds())/float64(r.deliveries))
+	fmt.Fprintf(w, "  %s CPU: %v%s\n", name, p.cpu.Round(time.Millisecond), r.perDelivery(p.cpu))
+	fmt.Fprintf(w, "  %s RSS: peak %.0f MiB, at the end %.0f MiB\n", name, float64(p.peakRSS)/(1<<20), float64(p.lastRSS)/(1<<20))
+}
+
+// perDelivery is " (x µs per delivery)", or "" when nothing was delivered.
+func (r *report) perDelivery(cpu time.Duration) string {
+	if r.deliveries <= 0 {
+		return ""
 	}
-	fmt.Fprintf(w, "\n  server RSS: peak %.0f MiB, at the end %.0f MiB\n",
-		float64(r.server.peakRSS)/(1<<20), float64(r.server.lastRSS)/(1<<20))
+	return fmt.Sprintf(" (%.2f µs per delivery)", float64(cpu.Microseconds())/float64(r.deliveries))
 }
