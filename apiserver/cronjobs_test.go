@@ -63,11 +63,7 @@ func TestCronJobDefaults(t *testing.T) {
 	assert.Equal(t, `false`, string(spec["suspend"]))
 	assert.Equal(t, `3`, string(spec["successfulJobsHistoryLimit"]))
 	assert.Equal(t, `1`, string(spec["failedJobsHistoryLimit"]))
-	var keys []string
-	for _, f := range mustMembers(t, obj.Get("spec")) {
-		keys = append(keys, f)
-	}
-	assert.Equal(t, []string{"schedule", "concurrencyPolicy", "suspend", "jobTemplate", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"}, keys,
+	assert.Equal(t, []string{"schedule", "concurrencyPolicy", "suspend", "jobTemplate", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"}, mustMembers(t, obj.Get("spec")),
 		"the defaults sit where the Go struct has them")
 	assert.JSONEq(t, `{"metadata":{},"spec":{"template":{"metadata":{},"spec":{"restartPolicy":"Never",`+
 		`"containers":[{"name":"c","image":"busybox","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"Always"}],`+
