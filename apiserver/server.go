@@ -97,11 +97,13 @@ type Server struct {
 // Faults are the workshop fault switches of a Server (package faults).
 type Faults = faults.Faults
 
-// cacherStoreWatchBuffer sizes the store-side buffer of each watch cache's
-// one store watch. That watch is the only one per resource, so it is given
+// cacherStoreWatchBuffer is how far each watch cache's one store watch may
+// fall behind. That watch is the only one per resource, so it is given
 // room to absorb a burst of writes (a benchmark or a chaos writer) while the
 // cache applies them; the store's default suits ordinary watchers. If a
 // burst still overflows it, the cache re-lists and its clients re-watch.
+// The store takes the memory for a backlog only while there is one
+// (store/spill.go): an idle resource's cache costs no buffer of this size.
 const cacherStoreWatchBuffer = 16384
 
 // Start starts a server: it listens on cfg.Listen, creates the store with

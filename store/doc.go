@@ -50,6 +50,9 @@
 //   - watch.go: Watch, and dispatchLocked, which hands each committed
 //     event to the watchers without ever waiting for one (catchUp, a
 //     watcher that starts in the past, can wait for a second reading);
+//   - spill.go: what happens when a watcher's channel is full (the
+//     events wait aside, fed in by a goroutine of its own; a second
+//     reading too);
 //   - history.go: the ring of recent events that watches replay and lists
 //     at a past revision undo;
 //   - list.go: List, at the current revision or a past one.
@@ -96,10 +99,12 @@
 //
 // # Watchers never hold up writers
 //
-// A live watcher has a buffered channel of Options.WatchBuffer events, and a
-// writer queues each event with a non-blocking send. A watcher whose buffer
-// is full is ended with ErrWatcherTooSlow (its channel is closed after the
-// events already queued; Err says why); the writer and the other watchers go
+// A live watcher has a small buffered channel, and a writer queues each
+// event with a non-blocking send; when the channel is full the events wait
+// aside, fed to the channel by a goroutine of the watcher's own as the
+// reader catches up (spill.go). A watcher with Options.WatchBuffer events
+// unread is ended with ErrWatcherTooSlow (its channel is closed after the
+// events already in it; Err says why); the writer and the other watchers go
 // on. The reader can watch again from the last revision it saw.
 //
 // # Sharing

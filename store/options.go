@@ -28,9 +28,11 @@ type Options struct {
 	// until the rest fits. One event larger than the whole budget is still
 	// kept, alone. Default DefaultHistoryBytes.
 	HistoryBytes int64
-	// WatchBuffer is each watcher's buffered channel size. A watcher whose
-	// buffer is full when an event must be queued is ended with
-	// ErrWatcherTooSlow; writers never wait. Default 1024.
+	// WatchBuffer is how many events a watcher may have unread. A watcher
+	// with WatchBuffer events unread when another must be queued is ended
+	// with ErrWatcherTooSlow; writers never wait. Only a small channel is
+	// reserved per watcher; the rest is taken while a reader is behind
+	// (spill.go). Default 1024.
 	WatchBuffer int
 	// StartRevision is the revision of the empty store (default 1): the
 	// first write gets StartRevision+1. Every revision below it counts as

@@ -22,8 +22,8 @@ type Store struct {
 
 	// closedc is closed by Close; catching-up watchers select on it.
 	closedc chan struct{}
-	// catchUps counts the goroutines of watchers still replaying history,
-	// so Close can wait for them.
+	// catchUps counts the goroutines of watchers still replaying history
+	// or feeding a spill (spill.go), so Close can wait for them.
 	catchUps sync.WaitGroup
 	// compactor is the background compaction goroutine, if any.
 	compactor sync.WaitGroup
@@ -39,7 +39,8 @@ type Store struct {
 	keys      keyIndex // every key in objs, sorted, for prefix lists and paging
 	hist      *history
 	// watchers are the live watchers: caught up with history, fed by the
-	// writer with a non-blocking send as each event commits.
+	// writer with a non-blocking send as each event commits (or queued
+	// aside while spilling, spill.go).
 	watchers []*watcher
 }
 

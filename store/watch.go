@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"listwatch/api"
 	"listwatch/narrate"
@@ -28,18 +29,22 @@ func (ev Event) IsProgress() bool { return ev.Type == api.Bookmark }
 
 // watcher is the in-memory store's Watcher.
 //
-// A watcher is in one of three states, changed only with the store's lock
+// A watcher is in one of four states, changed only with the store's lock
 // held for writing:
 //
 //   - catching up: a goroutine of its own replays history into the channel,
 //     blocking as the reader allows, until it reaches the newest revision;
 //   - live: it is in the store's watcher list, and each writer hands it the
-//     new event with a non-blocking send (a full buffer ends it);
+//     new event with a non-blocking send;
+//   - spilling: live, but its channel was full: writers queue its events
+//     aside and a goroutine of its own feeds them to the channel, until it
+//     has caught up and the watcher is live again (spill.go); Options.
+//     WatchBuffer events unread end it;
 //   - ended: the channel is closed and err says why.
 //
-// A watch whose backlog fits in its buffer skips the first state and costs no
-// goroutine at all, which is the common case for a watch started at a list's
-// revision.
+// A watch whose backlog fits in its channel skips the first state and costs
+// no goroutine at all, which is the common case for a watch started at a
+// list's revision.
 type watcher struct {
 	s      *Store
 	prefix string
@@ -54,7 +59,13 @@ type watcher struct {
 
 	// guarded by s.mu
 	state watcherState
-	index int // position in s.watchers while live
+	index int // position in s.watchers while listed, else -1
+	// spill holds the events of a spilling watcher not yet handed to its
+	// feeding goroutine, and spillErr why it must end (spill.go).
+	spill    []Event
+	spillErr error
+	// spilled counts the events queued aside and not yet in ch.
+	spilled atomic.Int64
 
 	errMu sync.Mutex
 	err   error
@@ -65,6 +76,7 @@ type watcherState int
 const (
 	catchingUp watcherState = iota
 	live
+	spilling
 	ended
 )
 
@@ -88,9 +100,10 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) (W
 		s:      s,
 		prefix: prefix,
 		from:   fromRevision,
-		ch:     make(chan Event, s.opts.WatchBuffer),
+		ch:     make(chan Event, min(s.opts.WatchBuffer, watchChanSize)),
 		stopc:  make(chan struct{}),
 		done:   make(chan struct{}),
+		index:  -1,
 	}
 
 	s.mu.Lock()
@@ -235,32 +248,45 @@ func (s *Store) dispatchLocked(ev Event) {
 			i++
 			continue
 		}
-		select {
-		case w.ch <- ev:
-			i++
-		default:
-			// endLocked moves the last watcher into slot i: look at i again.
-			s.endLocked(w, fmt.Errorf("%w: buffer of %d events full at revision %d",
-				ErrWatcherTooSlow, cap(w.ch), ev.Revision))
+		if w.state == live {
+			select {
+			case w.ch <- ev:
+				i++
+				continue
+			default:
+			}
 		}
+		// Its channel is full, or events already wait aside: this one
+		// waits aside too, unless w is too far behind (spill.go).
+		if s.spillLocked(w, ev) {
+			i++
+		}
+		// Otherwise w has ended, and the last watcher moved into slot i:
+		// look at i again.
 	}
 }
 
 // endLocked ends w with err (nil for a plain stop), if it has not ended yet.
 // Called with s.mu held for writing, by the only goroutine that may send on
-// w.ch at that moment (a writer for a live watcher, the catch-up goroutine
-// otherwise), so closing the channel cannot race a send.
+// w.ch at that moment (a writer for a live watcher, the catch-up or spill
+// goroutine otherwise), so closing the channel cannot race a send. A
+// spilling watcher is only marked to end: its goroutine, which may be
+// sending, ends it (spill.go).
 func (s *Store) endLocked(w *watcher, err error) {
 	if w.state == ended {
 		return
 	}
-	if w.state == live {
-		last := len(s.watchers) - 1
-		s.watchers[w.index] = s.watchers[last]
-		s.watchers[w.index].index = w.index
-		s.watchers[last] = nil
-		s.watchers = s.watchers[:last]
+	s.unlistLocked(w)
+	if w.state == spilling {
+		s.endSpillingLocked(w, err)
+		return
 	}
+	s.closeLocked(w, err)
+}
+
+// closeLocked ends w: it records why and closes its channel. The caller
+// holds s.mu for writing and is the only goroutine that may send on w.ch.
+func (s *Store) closeLocked(w *watcher, err error) {
 	w.state = ended
 	w.errMu.Lock()
 	w.err = err
@@ -271,6 +297,19 @@ func (s *Store) endLocked(w *watcher, err error) {
 	if err != nil && s.tr.Enabled() {
 		s.tr.Printf(narrate.Store, "watch %s ended: %v", w.prefix, err)
 	}
+}
+
+// unlistLocked takes w out of the watcher list, if it is in it.
+func (s *Store) unlistLocked(w *watcher) {
+	if w.index < 0 {
+		return
+	}
+	last := len(s.watchers) - 1
+	s.watchers[w.index] = s.watchers[last]
+	s.watchers[w.index].index = w.index
+	s.watchers[last] = nil
+	s.watchers = s.watchers[:last]
+	w.index = -1
 }
 
 // end takes the lock and ends w; used by the catch-up goroutine.
@@ -304,8 +343,8 @@ func (w *watcher) Err() error {
 // RequestProgress queues a progress event at the store's current revision
 // if the watcher is live: it gets every event in commit order under the
 // store's lock, so everything up to that revision is already queued ahead
-// of it. A watcher still replaying history, or one whose buffer is full,
-// skips the request (the caller asks again); it never ends the watch.
+// of it. A watcher still replaying history, spilling, or whose channel is
+// full, skips the request (the caller asks again); it never ends the watch.
 func (w *watcher) RequestProgress(ctx context.Context) error {
 	if err := w.s.ctxErr(ctx); err != nil {
 		return err

@@ -377,16 +377,17 @@ func TestWatcherErrIsNilWhileRunning(t *testing.T) {
 }
 
 // TestRevisionIsPublishedAfterDispatch: once Revision() says N, a live
-// watcher's channel already holds every event up to N. The cacher relies on
-// this to know when it has caught up with the store.
+// watcher's channel already holds every event up to N (for a watcher whose
+// events all fit in its channel: beyond it they wait aside, spill.go). The
+// cacher relies on this to know when it has caught up with the store.
 func TestRevisionIsPublishedAfterDispatch(t *testing.T) {
 	defer leakcheck.Check(t)()
-	s := newTestStore(t, Options{})
+	s := newTestStore(t, Options{WatchBuffer: watchChanSize})
 	w, err := s.Watch(context.Background(), "/", s.Revision())
 	require.NoError(t, err)
 	defer w.Stop()
 
-	const writes = 1000
+	const writes = watchChanSize
 	// Read before the writer starts: read after, it could already count
 	// writes whose events are still in the channel.
 	seen := s.Revision()

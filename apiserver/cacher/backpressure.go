@@ -40,7 +40,8 @@ type writeAdmission struct {
 	// queued counts the frames waiting in all watchers' queues.
 	queued atomic.Int64
 	// following is the channel of the store watch being followed, whose
-	// length is events written but not in the ring yet.
+	// length is events written but not in the ring yet (those in the
+	// channel: a store may hold more aside while the cache is behind).
 	following atomic.Pointer[<-chan store.Event]
 }
 
