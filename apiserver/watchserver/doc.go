@@ -41,7 +41,9 @@
 //
 // registry.go keeps the watches being served, with their transport and the
 // connection carrying each, for the debug view and for the stall fault,
-// which over HTTP/2 freezes the whole connection.
+// which over HTTP/2 freezes the whole connection. expire.go is the expire
+// fault, which ends watches as their timeouts would (ours, not
+// Kubernetes').
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver v0.37.2's
 // pkg/endpoints/handlers/watch.go (WatchServer, HandleHTTP, HandleWS,

@@ -35,11 +35,10 @@ type watch struct {
 	// held.
 	kill <-chan struct{}
 	held *atomic.Int64
-	// expire, once cancelled by the expire fault (Server.Expire), ends the
-	// watch as its timeout does; expireNow cancels it.
-	expire    context.Context
-	expireNow context.CancelFunc
-	tracer    *narrate.Tracer
+	// expiry lets the expire fault (Server.Expire, expire.go) end the
+	// watch as its timeout does.
+	expiry expiry
+	tracer *narrate.Tracer
 
 	// What the debug view shows of the watch. transport may change once,
 	// before the first frame, under the Server's lock.
@@ -98,8 +97,9 @@ func (wt *watch) pump(wr writer) {
 	// whose writer is stuck on a client that stopped reading stays
 	// registered past its deadline, so the dispatcher still closes it as
 	// too slow instead of queueing for it forever.
-	ctx, cancel := watchContext(wr.client(), wt.timeout, wt.expire)
-	defer cancel()
+	ctx, cancel := watchContext(wr.client(), wt.timeout)
+	defer cancel(context.Canceled)
+	wt.expiry.arm(cancel)
 	for {
 		// The frames come in a pooled slice, given back once written: an
 		// idle watch holds none.
@@ -153,24 +153,19 @@ func (wt *watch) pump(wr writer) {
 	}
 }
 
-// watchContext bounds a watch by its timeout, if it has one, and ends it
-// with the same cause when expire (the expire fault) is cancelled first.
-func watchContext(parent context.Context, timeout time.Duration, expire context.Context) (context.Context, context.CancelFunc) {
-	var (
-		ctx    context.Context
-		cancel context.CancelFunc
-	)
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeoutCause(parent, timeout, errWatchTimeout)
-	} else {
-		ctx, cancel = context.WithCancel(parent)
+// watchContext bounds a watch by its timeout, if it has one: the context
+// ends with the cause errWatchTimeout when it passes. Its cancel takes a
+// cause, so that the expire fault (expire.go) can end it the same way
+// early, without a context of its own for every watch.
+func watchContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	if timeout <= 0 {
+		return ctx, cancel
 	}
-	ctx, end := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(expire, func() { end(errWatchTimeout) })
-	return ctx, func() {
-		stop()
-		end(context.Canceled)
-		cancel()
+	t := time.AfterFunc(timeout, func() { cancel(errWatchTimeout) })
+	return ctx, func(cause error) {
+		t.Stop()
+		cancel(cause)
 	}
 }
 

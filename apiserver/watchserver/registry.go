@@ -66,23 +66,6 @@ func (wt *watch) info() WatchInfo {
 	return info
 }
 
-// Expire makes the timeout of every watch being served that match
-// accepts pass now (the expire fault): each ends as its timer would have
-// ended it. It returns how many it ended (a watch expired before and still
-// ending is not counted again).
-func (s *Server) Expire(match func(WatchInfo) bool) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for wt := range s.open {
-		if wt.expire.Err() == nil && match(wt.info()) {
-			wt.expireNow()
-			n++
-		}
-	}
-	return n
-}
-
 // FreezeHTTP2Connections freezes every connection that carries an HTTP/2
 // watch (the stall fault over HTTP/2: see h2.go) and returns how many.
 func (s *Server) FreezeHTTP2Connections() int {

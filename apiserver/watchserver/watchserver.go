@@ -200,7 +200,7 @@ func (s *Server) openWatch(w http.ResponseWriter, r *http.Request, req Request, 
 	// The watch cache shows the transport in its stats too (the debug view
 	// and the live page read it there).
 	opts.Transport = transportOf(r)
-	opts.Request = r.URL.RequestURI()
+	opts.Request = requestURI(r)
 	if timeout > 0 {
 		opts.Deadline = time.Now().Add(timeout)
 	}
@@ -227,7 +227,6 @@ func (s *Server) openWatch(w http.ResponseWriter, r *http.Request, req Request, 
 		cw.Stop()
 		cancel()
 		s.unregister(wt)
-		wt.expireNow()
 		s.ended.Add(1)
 		if wt.tracer.Enabled() {
 			wt.tracer.Printf(narrate.HTTP, "WATCH %s%s ended", req.Resource, nsSuffix(req.Namespace))
@@ -267,7 +266,6 @@ func (s *Server) newWatch(cw Watcher, timeout time.Duration, req Request, r *htt
 	wt := &watch{id: cw.ID(), watcher: cw, timeout: timeout, writeTimeout: s.cfg.WriteTimeout, tracer: s.cfg.Tracer,
 		transport: transportOf(r), conn: conn, resource: req.Resource, namespace: req.Namespace,
 		userAgent: r.UserAgent(), remoteAddr: r.RemoteAddr, started: time.Now(), contentType: headerJSON}
-	wt.expire, wt.expireNow = context.WithCancel(context.Background())
 	if f := s.cfg.Faults; f != nil {
 		wt.stall, wt.kill, wt.held = f.StallChannel(), f.KillChannel(), f.Held()
 	}
@@ -315,6 +313,17 @@ func connSuffix(c *serving.Conn) string {
 		return ""
 	}
 	return " on connection " + strconv.FormatInt(c.ID(), 10)
+}
+
+// requestURI is the request's target as the client sent it (path and
+// query), which net/http already holds: the debug view shows it for every
+// watch, so it is not built again for each (URL.RequestURI allocates). A
+// request made in-process has none and gets its URL's.
+func requestURI(r *http.Request) string {
+	if r.RequestURI != "" {
+		return r.RequestURI
+	}
+	return r.URL.RequestURI()
 }
 
 // isWebSocket reports whether the request asks to upgrade to a websocket
