@@ -129,8 +129,9 @@ type WatchOptions struct {
 	// "h2 stream": the WatchServer's names), for the debug view.
 	Transport string
 	// Request is the request URI that opened the watch (path and query, as
-	// an audit log records it), for the debug view: a client finds its own
-	// watch there by the exact request it sent.
+	// the client sent it and kube-apiserver's request log records it), for
+	// the debug view: a client finds its own watch there by the exact
+	// request it sent.
 	Request string
 }
 

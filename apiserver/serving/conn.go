@@ -29,10 +29,9 @@ type Conn struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
-	// frozen is closed by Freeze: from then on every Write blocks until
-	// the connection is closed.
-	freezeOnce sync.Once
-	frozen     chan struct{}
+	// frozen is set by Freeze: from then on every Write blocks until the
+	// connection is closed.
+	frozen atomic.Bool
 	// http2 is set once a request arrives over HTTP/2 on this connection.
 	http2 atomic.Bool
 }
@@ -43,11 +42,9 @@ func (c *Conn) ID() int64 { return c.id }
 // Write writes, unless the connection is frozen: then it blocks until the
 // connection is closed, as writes to a peer that vanished stop draining.
 func (c *Conn) Write(b []byte) (int, error) {
-	select {
-	case <-c.frozen:
+	if c.frozen.Load() {
 		<-c.closed
 		return 0, errFrozenClosed
-	default:
 	}
 	return c.Conn.Write(b)
 }
@@ -83,17 +80,10 @@ func (c *Conn) Reset() {
 // Freeze makes the connection half-open from the client's side: nothing
 // more is written on it (no data, no HTTP/2 PING answer) until it is
 // closed. Reads go on, so the server still notices the client leaving.
-func (c *Conn) Freeze() { c.freezeOnce.Do(func() { close(c.frozen) }) }
+func (c *Conn) Freeze() { c.frozen.Store(true) }
 
 // Frozen reports whether Freeze was called.
-func (c *Conn) Frozen() bool {
-	select {
-	case <-c.frozen:
-		return true
-	default:
-		return false
-	}
-}
+func (c *Conn) Frozen() bool { return c.frozen.Load() }
 
 // MarkHTTP2 records that the connection speaks HTTP/2.
 func (c *Conn) MarkHTTP2() { c.http2.Store(true) }
@@ -119,7 +109,7 @@ func (cs *Conns) add(nc net.Conn) *Conn {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	cs.nextID++
-	c := &Conn{Conn: nc, id: cs.nextID, conns: cs, closed: make(chan struct{}), frozen: make(chan struct{})}
+	c := &Conn{Conn: nc, id: cs.nextID, conns: cs, closed: make(chan struct{})}
 	cs.open[c.id] = c
 	return c
 }
