@@ -115,7 +115,7 @@ func (s *Schema) EncodeObject(apiVersion, kind string, js []byte) ([]byte, error
 	// last byte is the placeholder of raw's length (0).
 	dst := appendEnvelopeHead(make([]byte, 0, len(js)+len(apiVersion)+len(kind)+32), apiVersion, kind, 0)
 	at := len(dst) - 1
-	if dst, err = appendMarshal(dst, m, js); err != nil {
+	if dst, err = s.appendMarshal(dst, m, js); err != nil {
 		return nil, err
 	}
 	return appendEnvelopeTail(closeLength(dst, at)), nil

@@ -34,7 +34,7 @@ func (s *Schema) Marshal(apiVersion, kind string, js []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendMarshal(nil, m, js)
+	return s.appendMarshal(nil, m, js)
 }
 
 // marshalDynamic is Marshal the plain way: fill a dynamicpb message from

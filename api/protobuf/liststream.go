@@ -65,11 +65,12 @@ func (s *Schema) NewStreamingList(apiVersion, listKind string, metaJSON []byte, 
 	}
 	l.rawSize = protowire.SizeTag(1) + protowire.SizeBytes(len(l.meta))
 	var js, scratch []byte
+	var w wireWriter // one stack for every item
 	for i := range n {
 		if js, err = items(i, js[:0]); err != nil {
 			return nil, err
 		}
-		if scratch, err = appendMarshal(scratch[:0], l.item, js); err != nil {
+		if scratch, err = w.marshal(scratch[:0], l.item, js); err != nil {
 			return nil, fmt.Errorf("%s %s item %d: %w", apiVersion, listKind, i, err)
 		}
 		l.sizes[i] = len(scratch)
@@ -125,6 +126,7 @@ func (l *StreamingList) WriteTo(w io.Writer) (int64, error) {
 	buf = protowire.AppendBytes(buf, l.meta)
 	var js []byte
 	var err error
+	var ww wireWriter // one stack for every item
 	for i, size := range l.sizes {
 		if js, err = l.items(i, js[:0]); err != nil {
 			return written, err
@@ -132,7 +134,7 @@ func (l *StreamingList) WriteTo(w io.Writer) (int64, error) {
 		buf = protowire.AppendTag(buf, 2, protowire.BytesType)
 		buf = protowire.AppendVarint(buf, uint64(size))
 		start := len(buf)
-		if buf, err = appendMarshal(buf, l.item, js); err != nil {
+		if buf, err = ww.marshal(buf, l.item, js); err != nil {
 			return written, fmt.Errorf("%s %s item %d: %w", l.apiVersion, l.kind, i, err)
 		}
 		if len(buf)-start != size {

@@ -33,6 +33,9 @@ var fieldTable string
 type Schema struct {
 	files    *protoregistry.Files
 	messages map[protoreflect.FullName]*message
+	// writers and readers keep the stacks of the wire writer and reader
+	// (*wireWriter, *wireReader) between objects.
+	writers, readers sync.Pool
 }
 
 // message is one protobuf message and its JSON shape.

@@ -32,7 +32,7 @@ func (s *Schema) Unmarshal(apiVersion, kind string, raw []byte) ([]byte, error) 
 	// The plain wire form, which every generated marshaller writes, is
 	// read in place (wirereader.go); anything else, errors included, the
 	// plain way.
-	if out, err := readPlain(dst, m, raw); err == nil {
+	if out, err := s.readPlain(dst, m, raw); err == nil {
 		return append(out, '}'), nil
 	}
 	return unmarshalDynamic(dst, m, raw, apiVersion, kind)

@@ -53,10 +53,29 @@ type wireReader struct {
 // readPlain appends the JSON members of the message m read from b (no
 // braces), or returns errNotPlain.
 func readPlain(dst []byte, m *message, b []byte) ([]byte, error) {
-	var stack [64]wireValue
-	r := wireReader{values: stack[:0]}
+	var r wireReader
+	return r.read(dst, m, b)
+}
+
+// read is readPlain on r's stack, which it reuses.
+func (r *wireReader) read(dst []byte, m *message, b []byte) ([]byte, error) {
+	r.values = r.values[:0]
 	first := false
 	return r.fields(dst, m, b, &first)
+}
+
+// readPlain is readPlain with a reader from the schema's pool.
+func (s *Schema) readPlain(dst []byte, m *message, b []byte) ([]byte, error) {
+	r, _ := s.readers.Get().(*wireReader)
+	if r == nil {
+		r = &wireReader{}
+	}
+	out, err := r.read(dst, m, b)
+	if cap(r.values) <= maxPooledStack {
+		clear(r.values[:cap(r.values)]) // keep no body alive
+		s.readers.Put(r)
+	}
+	return out, err
 }
 
 // scan pushes the fields of the message m in b onto the stack.

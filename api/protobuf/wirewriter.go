@@ -48,16 +48,40 @@ type jsonMember struct {
 // appendMarshal appends the protobuf message of m converted from the JSON
 // object js. A value of the wrong type is a *FieldError.
 func appendMarshal(dst []byte, m *message, js []byte) ([]byte, error) {
+	var w wireWriter
+	return w.marshal(dst, m, js)
+}
+
+// marshal is appendMarshal on w's stack, which it reuses.
+func (w *wireWriter) marshal(dst []byte, m *message, js []byte) ([]byte, error) {
 	if !json.Valid(js) {
 		return nil, &FieldError{Path: ".", Err: fmt.Errorf("expected an object, not %s", jsonKind(js))}
 	}
-	var stack [64]jsonMember
-	w := wireWriter{members: stack[:0]}
+	w.members = w.members[:0]
 	out, err := w.message(dst, m, bytes.TrimSpace(js))
 	if err != nil {
 		return nil, rooted(err)
 	}
 	return out, nil
+}
+
+// maxPooledStack bounds the stacks a Schema keeps for reuse: one huge
+// object's stack is left to the garbage collector.
+const maxPooledStack = 1024
+
+// appendMarshal is appendMarshal with a writer from the schema's pool, so
+// that a server transcoding object after object reuses a few stacks.
+func (s *Schema) appendMarshal(dst []byte, m *message, js []byte) ([]byte, error) {
+	w, _ := s.writers.Get().(*wireWriter)
+	if w == nil {
+		w = &wireWriter{}
+	}
+	out, err := w.marshal(dst, m, js)
+	if cap(w.members) <= maxPooledStack {
+		clear(w.members[:cap(w.members)]) // keep no JSON alive
+		s.writers.Put(w)
+	}
+	return out, err
 }
 
 // prepareWire computes what the writer needs of m once: its fields in

@@ -1,9 +1,12 @@
 package protobuf
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -161,4 +164,41 @@ func FuzzWireWriter(f *testing.F) {
 		kind := kinds[int(k)%len(kinds)]
 		sameAsDynamic(t, s, kind[0], kind[1], data, true)
 	})
+}
+
+// The schema's pooled stacks are shared by concurrent requests: objects
+// transcoded at once come out as they do one at a time.
+func TestWireStacksConcurrently(t *testing.T) {
+	s := Default()
+	body := fixtures.Read(t, "protobuf-get-deployment.pb")
+	env, js, err := s.DecodeObject(body, "", "")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				pb, err := s.EncodeObject(env.APIVersion, env.Kind, js)
+				if err == nil && !bytes.Equal(pb, body) {
+					err = errors.New("encoded differently")
+				}
+				var again []byte
+				if err == nil {
+					_, again, err = s.DecodeObject(body, "", "")
+				}
+				if err == nil && !bytes.Equal(again, js) {
+					err = errors.New("decoded differently")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
