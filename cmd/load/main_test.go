@@ -135,3 +135,23 @@ func TestReportAddsEtcdCPU(t *testing.T) {
 	r.print(&out)
 	assert.NotContains(t, out.String(), "etcd")
 }
+
+// A watcher the server closed early takes what it will never receive off
+// what the fan-out waits for: the run ends when the others have everything.
+func TestFanoutStopsWaitingForClosedWatchers(t *testing.T) {
+	w := &fanoutWatchers{allIn: make(chan struct{})}
+	w.want.Store(10)
+	w.delivered.Store(4)
+	w.gaveUp(5)
+	select {
+	case <-w.allIn:
+		t.Fatal("allIn closed with 4 of 5 delivered")
+	default:
+	}
+	w.gaveUp(1)
+	select {
+	case <-w.allIn:
+	default:
+		t.Fatal("allIn still open with 4 of 4 delivered")
+	}
+}
