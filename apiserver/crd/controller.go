@@ -129,7 +129,10 @@ func (c *Controller) apply(ctx context.Context, obj *api.Object) {
 	spec := obj.Get("spec")
 	cur, ok := c.served[d.Name]
 	switch {
-	case ok && cur.uid == d.UID && bytes.Equal(cur.spec, spec):
+	case ok && cur.uid == d.UID && jsonEqual(cur.spec, spec):
+		// The same spec, maybe written in another order: kube-apiserver
+		// compares specs semantically (updateCustomResourceDefinition),
+		// and keeps its storage, watch caches and watches.
 		return
 	case ok && cur.uid == d.UID && cur.gr == d.GroupResource():
 		if err := c.host.Update(ctx, d.Resources()); err != nil {
