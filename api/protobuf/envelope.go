@@ -92,8 +92,17 @@ func (s *Schema) DecodeEnvelope(body []byte) (Envelope, error) {
 	case !bytes.HasPrefix(body, Magic):
 		return Envelope{}, ErrNotProtobuf
 	}
+	if env, ok := decodePlainEnvelope(body[len(Magic):]); ok {
+		return env, nil
+	}
+	return s.decodeEnvelopeDynamic(body[len(Magic):])
+}
+
+// decodeEnvelopeDynamic reads the runtime.Unknown b the plain way, through
+// a dynamicpb message, with protobuf-go's rules and errors.
+func (s *Schema) decodeEnvelopeDynamic(b []byte) (Envelope, error) {
 	u := dynamicpb.NewMessage(s.messageDesc(runtimePkg + "Unknown"))
-	if err := unmarshal(body[len(Magic):], u); err != nil {
+	if err := unmarshal(b, u); err != nil {
 		return Envelope{}, err
 	}
 	tm := u.Get(fieldByNumber(u, 1)).Message()
@@ -102,6 +111,23 @@ func (s *Schema) DecodeEnvelope(body []byte) (Envelope, error) {
 		Kind:       tm.Get(fieldByNumber(tm, 2)).String(),
 		Raw:        u.Get(fieldByNumber(u, 2)).Bytes(),
 	}, nil
+}
+
+// decodePlainEnvelope reads a runtime.Unknown in the plain form the
+// generated code writes (each field once, nothing unknown) without a
+// dynamicpb message, as the wire reader reads objects; ok is false for any
+// other form, which DecodeEnvelope reads the plain way.
+func decodePlainEnvelope(b []byte) (env Envelope, ok bool) {
+	u, err := readFlat(b, protowire.BytesType, protowire.BytesType, protowire.BytesType, protowire.BytesType)
+	if err != nil {
+		return Envelope{}, false
+	}
+	tm, err := readFlat(u.bytes[0], protowire.BytesType, protowire.BytesType)
+	if err != nil {
+		return Envelope{}, false
+	}
+	// Raw is a copy, as protobuf-go's is: the body may be reused.
+	return Envelope{APIVersion: string(tm.bytes[0]), Kind: string(tm.bytes[1]), Raw: bytes.Clone(u.bytes[1])}, true
 }
 
 // EncodeObject converts a JSON object of apiVersion/kind into a complete

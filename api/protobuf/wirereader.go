@@ -490,11 +490,11 @@ func readTimestamp(b []byte, precision time.Duration) (t time.Time, null bool, e
 	return t, t.IsZero(), nil
 }
 
-// flatMessage is a small message of scalar fields 1 to 3 read by readFlat.
+// flatMessage is a small message of scalar fields 1 to 4 read by readFlat.
 type flatMessage struct {
-	n     [3]uint64
-	bytes [3][]byte
-	has   [3]bool
+	n     [4]uint64
+	bytes [4][]byte
+	has   [4]bool
 }
 
 // readFlat reads a message whose fields 1, 2, ... have the given wire

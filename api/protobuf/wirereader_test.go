@@ -34,6 +34,21 @@ func readSameAsDynamic(t *testing.T, s *Schema, apiVersion, kind string, raw []b
 	assert.Equal(t, string(want), string(got), "%s %s: %x", apiVersion, kind, raw)
 }
 
+// envelopeSameAsDynamic checks that the envelope b (after the magic) is
+// read the same in place and the plain way.
+func envelopeSameAsDynamic(t *testing.T, s *Schema, b []byte) {
+	t.Helper()
+	got, ok := decodePlainEnvelope(b)
+	if !ok {
+		return // DecodeEnvelope goes the plain way
+	}
+	want, err := s.decodeEnvelopeDynamic(b)
+	require.NoError(t, err, "read in place, refused the plain way: %x", b)
+	assert.Equal(t, want.APIVersion, got.APIVersion)
+	assert.Equal(t, want.Kind, got.Kind)
+	assert.Equal(t, string(want.Raw), string(got.Raw))
+}
+
 // Every protobuf body recorded (the real server's answers, client-go's
 // and kubectl's requests) reads the same both ways, and in place: the
 // reader does not give up on what generated code writes.
@@ -46,6 +61,10 @@ func TestWireReaderOnEveryRecording(t *testing.T) {
 			continue
 		}
 		readSameAsDynamic(t, s, env.APIVersion, env.Kind, env.Raw, false)
+		body := fixtures.Read(t, name)
+		envelopeSameAsDynamic(t, s, body[len(Magic):])
+		_, plain := decodePlainEnvelope(body[len(Magic):])
+		assert.True(t, plain, "%s's envelope is read in place", name)
 		m, err := s.kind(env.APIVersion, env.Kind)
 		require.NoError(t, err)
 		_, err = readPlain(nil, m, env.Raw)
@@ -137,5 +156,6 @@ func FuzzWireReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, k uint8, raw []byte) {
 		kind := kinds[int(k)%len(kinds)]
 		readSameAsDynamic(t, s, kind[0], kind[1], raw, true)
+		envelopeSameAsDynamic(t, s, raw)
 	})
 }
