@@ -94,6 +94,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	node := fs.String("node-name", "listwatch-node", "the node the kubelet plays; Pods bound elsewhere are left alone")
 	trace := fs.Bool("trace", false, "narrate every reconcile and workqueue step on stderr")
 	le := leaderElectionFlags(fs)
+	gcAll := fs.Bool("gc-watch-all", true,
+		"the garbage collector watches every resource the apiserver serves (looking again every 30 s), as kube-controller-manager's does; false: only the kinds controllers create, and Websites with --collect-websites")
 	collectWebsites := fs.Bool("collect-websites", false,
 		"the garbage collector also watches websites.workshop.example.com, so deleting a Website removes what it owns (apply its CRD first; implied by --controllers ...,website)")
 	fs.Usage = func() {
@@ -120,7 +122,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	cfg := manager.Config{
 		Client: c, Controllers: strings.Split(*which, ","), Workers: *workers,
-		KubeletStartDelay: *delay, NodeName: *node,
+		KubeletStartDelay: *delay, NodeName: *node, GCWatchAll: *gcAll,
 	}
 	if *collectWebsites {
 		cfg.GCKinds = append(slices.Clone(manager.DefaultGCKinds), manager.WebsiteGCKind)

@@ -17,9 +17,21 @@
 // seen can tell of its deletion, as Kubernetes requeues an owner it has
 // not observed.
 //
+// An owner deleted with propagationPolicy=Orphan or Foreground stays,
+// marked, with the finalizer the apiserver added for this collector
+// (propagation.go): "orphan" has it remove the owner's references from
+// every dependent, "foregroundDeletion" has it delete every dependent and
+// wait for those that block their owner's deletion; then it removes the
+// finalizer and the owner goes.
+//
 // It mirrors k8s.io/kubernetes/pkg/controller/garbagecollector, much
 // reduced: there is no dependency graph (the owner index stands in for
-// it), no discovery of every resource (the resources are configured), and
-// no foreground or orphan propagation; owners of kinds it does not watch
-// are assumed to exist.
+// it). The resources are configured, and, with Options.Discover, every
+// other resource the server serves is watched too, found by discovery and
+// looked for again every 30 seconds (discovery.go), as
+// kube-controller-manager's collector does; without it, owners of kinds it
+// does not watch are assumed to exist.
+//
+// Read gc.go (the handlers, reconcile, collect), then propagation.go,
+// then discovery.go.
 package gc

@@ -86,7 +86,16 @@ var builders = map[string]func(builder) (controller, error){
 			}
 			rs = append(rs, gc.Resource{GVR: k.GVR, Kind: k.Kind, Namespaced: k.Namespaced, Informer: i[0]})
 		}
-		g, err := gc.New(gc.Options{Client: b.client, Resources: rs, Settings: b.settings})
+		opts := gc.Options{Client: b.client, Resources: rs, Settings: b.settings}
+		if b.cfg.GCWatchAll {
+			opts.Discover = &gc.Discovery{
+				Resources: b.client.ServerPreferredResources,
+				NewInformer: func(gvr api.GroupVersionResource) (*informer.SharedIndexInformer, error) {
+					return informer.NewSharedIndexInformer(b.client.Resource(gvr), informer.Options{Clock: b.cfg.Clock})
+				},
+			}
+		}
+		g, err := gc.New(opts)
 		if err != nil {
 			return controller{}, err
 		}

@@ -79,6 +79,12 @@ type Config struct {
 	// GCKinds are the resources the garbage collector watches; nil is
 	// DefaultGCKinds. Add your custom resources to collect what they own.
 	GCKinds []Kind
+	// GCWatchAll makes the garbage collector watch every resource the
+	// server serves besides GCKinds, and look again every 30 s, as
+	// kube-controller-manager's does (gc.Discovery). Off, an object of a
+	// kind outside GCKinds deleted with propagationPolicy Orphan or
+	// Foreground keeps its finalizer, for nothing removes it.
+	GCWatchAll bool
 	// MaxRetryDelay caps how long a failing key waits before its next try
 	// (0: 1000 s, Kubernetes' cap; see controllers.Settings).
 	MaxRetryDelay time.Duration
