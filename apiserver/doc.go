@@ -109,9 +109,8 @@
 //     and records only appliers in managedFields.
 //   - Quantities are stored as written; websocket watches, Tables and
 //     custom resources are JSON even to a client that prefers protobuf.
-//   - Nothing runs Pods unless cmd/controller-manager does, there is no
-//     ClusterIP allocator, and Foreground or Orphan propagation behaves as
-//     Background.
+//   - Nothing runs Pods unless cmd/controller-manager does, and there is
+//     no ClusterIP allocator.
 //   - Namespaces are deleted at once, with everything in them, instead of
 //     turning Terminating. dryRun is refused rather than simulated.
 //   - Aggregated discovery is answered with the legacy documents (kubectl

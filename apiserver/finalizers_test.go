@@ -187,7 +187,7 @@ func TestPlainDeleteUnchanged(t *testing.T) {
 	ts.do(req{method: "POST", path: cms2, body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"plain"}}`}).mustCode(t, http.StatusCreated)
 	w := ts.watch(chunked, cms2+"?watch=1&resourceVersion="+strconv.FormatInt(ts.revision(), 10))
 	defer w.close()
-	del := ts.do(req{method: "DELETE", path: cms2 + "/plain?propagationPolicy=Foreground"})
+	del := ts.do(req{method: "DELETE", path: cms2 + "/plain?propagationPolicy=Background"})
 	del.mustCode(t, http.StatusOK)
 	assert.Equal(t, "Success", del.status(t).Status)
 	assert.Equal(t, api.Deleted, w.next().Type)
@@ -227,4 +227,46 @@ func stampedBetween(t *testing.T, stamp, before, after time.Time) {
 	t.Helper()
 	assert.False(t, stamp.Before(before.Truncate(time.Second)), "%v is before %v", stamp, before)
 	assert.False(t, stamp.After(after), "%v is after %v", stamp, after)
+}
+
+// propagationPolicy Orphan or Foreground marks the object with the garbage
+// collector's finalizer, as kube-apiserver 1.37.2 answers (checked against
+// the reference): the DELETE answers the marked object; a later DELETE
+// may change the policy, and Background, leaving no finalizer, deletes it.
+// Both policy and orphanDependents is 422; Events get no finalizer.
+func TestDeleteAddsGarbageCollectorFinalizers(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createNamespace("fixtures2")
+	for _, name := range []string{"o", "f"} {
+		ts.do(req{method: "POST", path: cms2, body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"}}`}).mustCode(t, http.StatusCreated)
+	}
+	finalizers := func(r response) []string {
+		var f []string
+		require.NoError(t, json.Unmarshal(metaField(t, r.body, "finalizers"), &f))
+		return f
+	}
+	orphan := ts.do(req{method: "DELETE", path: cms2 + "/o?propagationPolicy=Orphan"})
+	orphan.mustCode(t, http.StatusOK)
+	assert.Equal(t, []string{"orphan"}, finalizers(orphan))
+	assert.NotNil(t, orphan.object(t).Metadata.DeletionTimestamp)
+	assert.JSONEq(t, "0", string(metaField(t, orphan.body, "deletionGracePeriodSeconds")))
+	bg := ts.do(req{method: "DELETE", path: cms2 + "/o?propagationPolicy=Background"})
+	assert.Equal(t, "Success", bg.status(t).Status, "no finalizer left: deleted")
+	ts.get(cms2 + "/o").mustCode(t, http.StatusNotFound)
+
+	fg := ts.do(req{method: "DELETE", path: cms2 + "/f?propagationPolicy=Foreground"})
+	fg.mustCode(t, http.StatusOK)
+	assert.Equal(t, []string{"foregroundDeletion"}, finalizers(fg))
+	again := ts.do(req{method: "DELETE", path: cms2 + "/f?orphanDependents=true"})
+	again.mustCode(t, http.StatusOK)
+	assert.Equal(t, []string{"orphan"}, finalizers(again), "a later DELETE changes the policy")
+
+	both := ts.do(req{method: "DELETE", path: cms2 + "/f", body: `{"propagationPolicy":"Orphan","orphanDependents":true}`})
+	both.mustCode(t, http.StatusUnprocessableEntity)
+	assert.Equal(t, `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set`,
+		both.status(t).Message)
+
+	ts.do(req{method: "POST", path: "/api/v1/namespaces/fixtures2/events", body: `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"},"involvedObject":{"kind":"ConfigMap","name":"f"}}`}).mustCode(t, http.StatusCreated)
+	ev := ts.do(req{method: "DELETE", path: "/api/v1/namespaces/fixtures2/events/e?propagationPolicy=Orphan"})
+	assert.Equal(t, "Success", ev.status(t).Status, "Events have no garbage collection policy")
 }

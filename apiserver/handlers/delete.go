@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"listwatch/api"
 	"listwatch/apiserver/filters"
@@ -33,8 +34,18 @@ type deleteOptions struct {
 		UID             *string `json:"uid"`
 	} `json:"preconditions"`
 	PropagationPolicy  *string  `json:"propagationPolicy"`
+	OrphanDependents   *bool    `json:"orphanDependents"`
 	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
 	DryRun             []string `json:"dryRun"`
+}
+
+// request is what the registry decides a deletion by.
+func (o *deleteOptions) request() registry.DeleteRequest {
+	req := registry.DeleteRequest{Grace: o.GracePeriodSeconds, OrphanDependents: o.OrphanDependents}
+	if o.PropagationPolicy != nil {
+		req.Propagation = *o.PropagationPolicy
+	}
+	return req
 }
 
 var propagationPolicies = []string{"Foreground", "Background", "Orphan"}
@@ -69,6 +80,12 @@ func readDeleteOptions(w http.ResponseWriter, r *http.Request) (*deleteOptions, 
 	if v := q.Get("propagationPolicy"); v != "" {
 		opts.PropagationPolicy = &v
 	}
+	if vs, ok := q["orphanDependents"]; ok {
+		// Only "0" and "false" are false (apimachinery's
+		// runtime.Convert_Slice_string_To_Pointer_bool).
+		b := len(vs) > 0 && vs[0] != "0" && !strings.EqualFold(vs[0], "false")
+		opts.OrphanDependents = &b
+	}
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -76,9 +93,16 @@ func readDeleteOptions(w http.ResponseWriter, r *http.Request) (*deleteOptions, 
 		}
 		opts.GracePeriodSeconds = &n
 	}
+	var causes []api.StatusCause
+	if p := opts.PropagationPolicy; p != nil && opts.OrphanDependents != nil {
+		causes = append(causes, registry.InvalidValue("propagationPolicy", *p, "orphanDependents and deletionPropagation cannot be both set"))
+	}
 	if p := opts.PropagationPolicy; p != nil && !slices.Contains(propagationPolicies, *p) {
-		return nil, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "DeleteOptions"}, "", []api.StatusCause{
-			notSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil")})
+		causes = append(causes, notSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil"))
+	}
+	if len(causes) > 0 {
+		// ValidateDeleteOptions (apimachinery pkg/apis/meta/v1/validation).
+		return nil, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "DeleteOptions"}, "", causes)
 	}
 	if _, ok := q["dryRun"]; ok || len(opts.DryRun) > 0 {
 		return nil, api.NewBadRequest("dryRun is not supported by this server")
@@ -132,7 +156,7 @@ func (h *Handlers) serveDelete(w http.ResponseWriter, r *http.Request, ri Reques
 		// Namespaces keep their own deletion: Terminating first.
 		obj, gone, err = h.deleteNamespace(r.Context(), res, key, pre)
 	} else {
-		obj, gone, err = h.deleteObject(r.Context(), res, key, pre, opts.GracePeriodSeconds)
+		obj, gone, err = h.deleteObject(r.Context(), res, key, pre, opts.request())
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -210,7 +234,7 @@ func (h *Handlers) serveDeleteCollection(w http.ResponseWriter, r *http.Request,
 		// The uid precondition skips an object deleted and re-created since
 		// the list: it is not the one the client selected.
 		last, _, err := h.deleteObject(r.Context(), res, res.Key(obj.Metadata.Namespace, obj.Metadata.Name),
-			store.Preconditions{UID: obj.Metadata.UID}, dopts.GracePeriodSeconds)
+			store.Preconditions{UID: obj.Metadata.UID}, dopts.request())
 		switch {
 		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrConflict):
 			continue

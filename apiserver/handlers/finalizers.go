@@ -17,12 +17,12 @@ import (
 // wait for, the deletion itself (DELETED), each guarded by the revision it
 // read, so a concurrent writer makes it start over rather than lose a write.
 //
-// propagationPolicy is accepted and checked but changes nothing here:
-// Background is what happens (the garbage collector of
-// cmd/controller-manager deletes dependents after their owner is gone);
-// Foreground and Orphan would make the real server add the
-// foregroundDeletion or orphan finalizer for its garbage collector to
-// remove, and ours does not, so those finalizers would never go.
+// propagationPolicy (and the deprecated orphanDependents) decide which of
+// the garbage collector's finalizers the mark carries
+// (registry/gcfinalizers.go): Orphan adds "orphan", Foreground
+// "foregroundDeletion", and the garbage collector of cmd/controller-manager
+// (or kube-controller-manager's) does what each says, then removes it.
+// Background adds neither: the owner goes at once, its dependents after.
 
 // maxDeleteAttempts bounds the start-overs after concurrent writes.
 const maxDeleteAttempts = 16
@@ -37,7 +37,7 @@ func (errDeleteInstead) Error() string { return "the object is to be deleted, no
 // It returns the object the client is answered with and whether it is gone.
 // A failed precondition of the client's is store.ErrConflict, a missing
 // object store.ErrNotFound.
-func (h *Handlers) deleteObject(ctx context.Context, res *registry.Resource, key string, pre store.Preconditions, grace *int64) (*api.Object, bool, error) {
+func (h *Handlers) deleteObject(ctx context.Context, res *registry.Resource, key string, pre store.Preconditions, req registry.DeleteRequest) (*api.Object, bool, error) {
 	st := res.Storage(h.store)
 	for attempt := 1; ; attempt++ {
 		cur, err := st.Get(ctx, key)
@@ -48,7 +48,7 @@ func (h *Handlers) deleteObject(ctx context.Context, res *registry.Resource, key
 			return nil, false, store.ErrConflict
 		}
 		guard := store.Preconditions{UID: cur.Metadata.UID, ResourceVersion: revisionOf(cur)}
-		plan := res.PlanDelete(cur, grace, time.Now())
+		plan := res.PlanDelete(cur, req, time.Now())
 		obj, gone, err := carryOut(ctx, st, key, cur, guard, plan)
 		if errors.Is(err, store.ErrConflict) && attempt < maxDeleteAttempts {
 			continue // someone wrote in between: decide again on the new state

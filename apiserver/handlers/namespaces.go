@@ -64,7 +64,7 @@ func (h *Handlers) deleteNamespace(ctx context.Context, res *registry.Resource, 
 			if len(registry.SpecFinalizers(cur)) > 0 {
 				return cur, false, nil
 			}
-			return h.deleteObject(ctx, res, key, pre, nil)
+			return h.deleteObject(ctx, res, key, pre, registry.DeleteRequest{})
 		}
 		next, err := registry.MarkNamespaceTerminating(cur, time.Now())
 		if err != nil {

@@ -27,7 +27,9 @@ func eventsV1() *Resource {
 		StoragePrefix: "/registry/events/",
 		StoredAs:      eventStoredAsCore,
 		OwnColumns:    eventColumnsOf(eventsV1Fields),
-		// Not cached either (DefaultWatchCacheSizes).
-		NotWatchCached: true,
+		// Not cached either (DefaultWatchCacheSizes), nor garbage
+		// collected: the same storage and strategy as core Events.
+		NotWatchCached:      true,
+		NoGarbageCollection: true,
 	}
 }

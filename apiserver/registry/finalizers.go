@@ -45,28 +45,61 @@ type DeletePlan struct {
 // defaultPodGracePeriod is terminationGracePeriodSeconds' default.
 const defaultPodGracePeriod = 30
 
-// PlanDelete decides what deleting cur does; grace is the request's
-// gracePeriodSeconds, if any.
-func (r *Resource) PlanDelete(cur *api.Object, grace *int64, now time.Time) DeletePlan {
-	finalizers := Finalizers(cur)
-	graceful := r.Group == "" && r.Kind == "Pod"
-	if !graceful {
-		if len(finalizers) == 0 {
-			return DeletePlan{Now: true}
-		}
-		if cur.Metadata.DeletionTimestamp != nil {
+// PlanDelete decides what deleting cur as req asks does, the garbage
+// collector's finalizers included (gcfinalizers.go).
+func (r *Resource) PlanDelete(cur *api.Object, req DeleteRequest, now time.Time) DeletePlan {
+	if r.Group == "" && r.Kind == "Pod" {
+		return r.planPodDelete(cur, req, now)
+	}
+	finalizers, changed := r.gcFinalizers(Finalizers(cur), req)
+	if len(finalizers) == 0 {
+		return DeletePlan{Now: true}
+	}
+	if cur.Metadata.DeletionTimestamp != nil {
+		if !changed {
 			return DeletePlan{} // already marked; the finalizers decide
 		}
-		return DeletePlan{Mark: markDeleted(cur, now, 0)}
+		// Marked already: only the garbage collector's finalizers change
+		// (markAsDeleting keeps an earlier deletionTimestamp).
+		next := cur.DeepCopy()
+		setFinalizers(next, finalizers)
+		return DeletePlan{Mark: next}
 	}
-	period := podGracePeriod(cur, grace)
+	next := markDeleted(cur, now, 0)
+	if changed {
+		setFinalizers(next, finalizers)
+	}
+	return DeletePlan{Mark: next}
+}
+
+// planPodDelete is PlanDelete for a Pod, deleted gracefully. A pending
+// grace period that the request does not shorten leaves everything as it
+// is, finalizers too (BeforeDelete's gracefulPending).
+func (r *Resource) planPodDelete(cur *api.Object, req DeleteRequest, now time.Time) DeletePlan {
+	period := podGracePeriod(cur, req.Grace)
 	if cur.Metadata.DeletionTimestamp != nil {
-		// Already being deleted: a delete may only shorten the wait.
-		if pending, ok := GracePeriod(cur); ok && (grace == nil || period >= pending) {
-			return DeletePlan{ThenDelete: pending == 0 && len(finalizers) == 0}
+		if pending, ok := GracePeriod(cur); ok && (req.Grace == nil || period >= pending) {
+			if pending > 0 {
+				return DeletePlan{}
+			}
+			finalizers, changed := r.gcFinalizers(Finalizers(cur), req)
+			if len(finalizers) == 0 {
+				return DeletePlan{Now: true}
+			}
+			if !changed {
+				return DeletePlan{}
+			}
+			next := cur.DeepCopy()
+			setFinalizers(next, finalizers)
+			return DeletePlan{Mark: next}
 		}
 	}
-	return DeletePlan{Mark: markDeleted(cur, now, period), ThenDelete: period == 0 && len(finalizers) == 0}
+	finalizers, changed := r.gcFinalizers(Finalizers(cur), req)
+	next := markDeleted(cur, now, period)
+	if changed {
+		setFinalizers(next, finalizers)
+	}
+	return DeletePlan{Mark: next, ThenDelete: period == 0 && len(finalizers) == 0}
 }
 
 // podGracePeriod is a Pod's grace period for this delete (pod strategy's

@@ -87,6 +87,10 @@ type Resource struct {
 	// storage with generic.UndecoratedStorage, not StorageWithCacher.
 	// Every other built-in kind, and every custom resource, is cached.
 	NotWatchCached bool
+	// NoGarbageCollection: a DELETE never adds the garbage collector's
+	// finalizers, whatever its propagationPolicy (gcfinalizers.go), as
+	// for Events.
+	NoGarbageCollection bool
 	// AdmitCreate, if set, is what kube-apiserver's default mutating
 	// admission plugins do to a new object after defaulting and before
 	// validation (podadmission.go); lookup reads the objects they
@@ -246,6 +250,9 @@ func coreV1() []*Resource {
 			ValidateName:   validateDNS1123Subdomain,
 			OwnColumns:     eventColumns,
 			NotWatchCached: true,
+			// DefaultGarbageCollectionPolicy: Unsupported
+			// (pkg/registry/core/event/strategy.go).
+			NoGarbageCollection: true,
 		},
 		{
 			Version: "v1", Name: "serviceaccounts", SingularName: "serviceaccount",
