@@ -252,7 +252,7 @@ func TestDeleteAddsGarbageCollectorFinalizers(t *testing.T) {
 	assert.JSONEq(t, "0", string(metaField(t, orphan.body, "deletionGracePeriodSeconds")))
 	bg := ts.do(req{method: "DELETE", path: cms2 + "/o?propagationPolicy=Background"})
 	assert.Equal(t, "Success", bg.status(t).Status, "no finalizer left: deleted")
-	ts.get(cms2 + "/o").mustCode(t, http.StatusNotFound)
+	ts.get(cms2+"/o").mustCode(t, http.StatusNotFound)
 
 	fg := ts.do(req{method: "DELETE", path: cms2 + "/f?propagationPolicy=Foreground"})
 	fg.mustCode(t, http.StatusOK)
