@@ -105,8 +105,8 @@
 // docs/kubectl-and-client-go.md; in short:
 //
 //   - Strategic merge patch is a schemaless approximation
-//     (patch/merge.go), and server-side apply treats every list as atomic
-//     and records only appliers in managedFields.
+//     (patch/merge.go), and managedFields are recorded from an object's
+//     first apply, not from its creation (patch/update.go).
 //   - Quantities are stored as written; websocket watches, Tables and
 //     custom resources are JSON even to a client that prefers protobuf.
 //   - Nothing runs Pods unless cmd/controller-manager does, and there is

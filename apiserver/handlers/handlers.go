@@ -32,6 +32,9 @@ type Handlers struct {
 	storeWatches     atomic.Int64
 	stopping         context.Context
 	stopStoreWatches context.CancelFunc
+	// schemas are the kinds' schemas server-side apply and the recording
+	// of updates read (managedfields.go).
+	schemas applySchemas
 }
 
 // New returns the handlers of the resources in reg over st; watches are

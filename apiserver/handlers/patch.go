@@ -55,7 +55,7 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 	var applied []byte
 	var applyReq patch.ApplyRequest
 	if isApply {
-		apply, applied, applyReq, err = applyFunc(r, res.APIVersion(), body) // apply.go
+		apply, applied, applyReq, err = h.applyFunc(r, ri, body) // apply.go
 	} else {
 		apply, err = patch.Func(patchType, body, directive != fieldValidationIgnore)
 	}
@@ -85,7 +85,11 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		if err := registry.Validate(res, next); err != nil {
 			return nil, err
 		}
-		return prepareWrite(res, ri, next, cur)
+		next, err = prepareWrite(res, ri, next, cur)
+		if err == nil && !isApply {
+			err = h.recordUpdate(r, ri, next, cur) // managedfields.go
+		}
+		return next, err
 	})
 	if isApply && api.IsNotFound(err) && ri.Subresource == "" {
 		h.createByApply(w, r, ri, applied, applyReq, directive)

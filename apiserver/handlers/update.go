@@ -56,7 +56,11 @@ func (h *Handlers) serveUpdate(w http.ResponseWriter, r *http.Request, ri Reques
 			return nil, api.NewConflict(res.GroupResource(), ri.Name,
 				fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.Metadata.UID))
 		}
-		return prepareWrite(res, ri, obj.DeepCopy(), cur)
+		next, err := prepareWrite(res, ri, obj.DeepCopy(), cur)
+		if err == nil {
+			err = h.recordUpdate(r, ri, next, cur) // managedfields.go
+		}
+		return next, err
 	})
 	if err != nil {
 		negotiation.WriteError(w, r, err)

@@ -12,10 +12,16 @@
 //	PATCH ──► handlers/patch.go ──► patch.Func ──► store.GuaranteedUpdate(apply)
 //
 // Files: patch.go (the types we accept and Func), decode.go (what a patch
-// must decode into before it is applied), merge.go, json.go, and
-// apply.go: server-side apply (application/apply-patch+yaml), the field
-// ownership kept in metadata.managedFields and its conflicts, a
-// documented subset of k8s.io/apiserver's fieldmanager.
+// must decode into before it is applied), merge.go, json.go; then
+// server-side apply (application/apply-patch+yaml) and the field
+// ownership kept in metadata.managedFields, as k8s.io/apiserver's
+// fieldmanager and structured-merge-diff do them: apply.go (the steps of
+// an apply), schema.go (how a kind's lists merge, from its OpenAPI
+// schema), fieldset.go (sets of field paths, FieldsV1), tofieldset.go
+// (the fields a configuration claims), applymerge.go (merging it in,
+// removing what its manager gave up), compare.go (what a write changed),
+// managers.go (the managedFields entries, conflicts) and update.go (the
+// ownership writes that are not applies record).
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
 // patch.go's patchers. Like them we apply JSON patch and JSON merge patch
