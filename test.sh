@@ -3,7 +3,7 @@
 # repository is self-contained, formatting, go vet, staticcheck, the test
 # suites under the race detector, and a short run of every fuzz target.
 #
-#   ./test.sh          everything, 7 to 12 minutes on 2 quiet cores (CI
+#   ./test.sh          everything, about 9½ minutes on 2 quiet cores (CI
 #                      runs exactly this through .ci/run)
 #   ./test.sh quick    the core module only: gofmt, go vet and its tests
 #                      with -short (which leaves out the chaos runs, the
@@ -11,8 +11,8 @@
 #                      the examples' long runs) and without the race
 #                      detector; no staticcheck, no nested modules
 #                      (interop/, etcd/, uitest/, tools/), no fuzzing.
-#                      About 2 minutes on 2 quiet cores once the build cache is
-#                      warm (README.md says how that was measured).
+#                      About 1½ minutes on 2 quiet cores once the build
+#                      cache is warm (README.md says how that was measured).
 #   ./test.sh stress   everything, as ./test.sh does, on a loaded machine:
 #                      two busy loops per core (nproc) run from the first
 #                      stage to the last and are killed when the run ends,
