@@ -23,41 +23,20 @@ import (
 
 func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri RequestInfo) {
 	res := ri.Entry.Resource
-	patchType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	isApply := patchType == patch.ApplyPatchType
-	if !patch.Supported(patchType) && !isApply {
-		negotiation.WriteStatus(w, r, patch.UnsupportedType())
+	pr, ok := readPatch(w, r)
+	if !ok {
 		return
 	}
-	if err := rejectDryRun(r); err != nil {
-		negotiation.WriteError(w, r, err)
-		return
-	}
-	directive, err := fieldValidation(r, "PatchOptions")
-	if err != nil {
-		negotiation.WriteError(w, r, err)
-		return
-	}
-	body, err := filters.ReadBody(w, r)
-	if err != nil {
-		negotiation.WriteError(w, r, err)
-		return
-	}
-	if !isApply && !json.Valid(body) {
-		// Checked before anything is patched, so that the audit log only
-		// ever records valid JSON (handlers/patch.go
-		// validateAndTranscodePatch, kube-apiserver 1.37).
-		negotiation.WriteError(w, r, api.NewBadRequest("invalid JSON patch"))
-		return
-	}
+	patchType, isApply, directive := pr.patchType, pr.isApply, pr.directive
 	var warnings []string
 	var apply func([]byte) ([]byte, error)
 	var applied []byte
 	var applyReq patch.ApplyRequest
+	var err error
 	if isApply {
-		apply, applied, applyReq, err = h.applyFunc(r, ri, body) // apply.go
+		apply, applied, applyReq, err = h.applyFunc(r, ri, pr.body) // apply.go
 	} else {
-		apply, err = patch.Func(patchType, body, directive != fieldValidationIgnore)
+		apply, err = patch.Func(patchType, pr.body, directive != fieldValidationIgnore)
 	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
@@ -104,6 +83,47 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		h.tracer.Printf(narrate.HTTP, "PATCH %s %s (%s) → rv %s", res.Name, updated.Key(), patchType, updated.Metadata.ResourceVersion)
 	}
 	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, updated))
+}
+
+// patchRequest is what a PATCH asks for, read and checked before
+// anything is patched.
+type patchRequest struct {
+	patchType string // the media type: a merge, JSON or strategic merge patch, or an apply
+	isApply   bool
+	directive string // ?fieldValidation
+	body      []byte
+}
+
+// readPatch reads a PATCH's type, options and body and checks them,
+// answering the client itself when it refuses one (ok false).
+func readPatch(w http.ResponseWriter, r *http.Request) (pr patchRequest, ok bool) {
+	pr.patchType, _, _ = mime.ParseMediaType(r.Header.Get("Content-Type"))
+	pr.isApply = pr.patchType == patch.ApplyPatchType
+	if !patch.Supported(pr.patchType) && !pr.isApply {
+		negotiation.WriteStatus(w, r, patch.UnsupportedType())
+		return pr, false
+	}
+	if err := rejectDryRun(r); err != nil {
+		negotiation.WriteError(w, r, err)
+		return pr, false
+	}
+	var err error
+	if pr.directive, err = fieldValidation(r, "PatchOptions"); err != nil {
+		negotiation.WriteError(w, r, err)
+		return pr, false
+	}
+	if pr.body, err = filters.ReadBody(w, r); err != nil {
+		negotiation.WriteError(w, r, err)
+		return pr, false
+	}
+	if !pr.isApply && !json.Valid(pr.body) {
+		// Checked before anything is patched, so that the audit log only
+		// ever records valid JSON (handlers/patch.go
+		// validateAndTranscodePatch, kube-apiserver 1.37).
+		negotiation.WriteError(w, r, api.NewBadRequest("invalid JSON patch"))
+		return pr, false
+	}
+	return pr, true
 }
 
 // decodePatched decodes the patched object and checks what a patch may not
