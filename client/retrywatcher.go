@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"listwatch/api"
+	"listwatch/internal/clock"
 	"listwatch/narrate"
 )
 
@@ -45,6 +46,10 @@ type RetryWatcherOptions struct {
 	MinRestartDelay time.Duration
 	// Tracer narrates every re-watch; nil is silent.
 	Tracer *narrate.Tracer
+	// Clock measures the delays between attempts; nil is the real clock.
+	// Tests pass a fake one, so that they can check a delay without
+	// waiting for it or timing it.
+	Clock clock.Clock
 }
 
 // RetryWatcher keeps one logical watch alive across any number of server
@@ -109,6 +114,9 @@ func NewRetryWatcher(ctx context.Context, initialRV string, factory WatcherFacto
 	if opts.MinRestartDelay <= 0 {
 		opts.MinRestartDelay = DefaultMinRestartDelay
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	rw := &RetryWatcher{
 		factory: factory,
@@ -139,7 +147,7 @@ func (rw *RetryWatcher) receive(ctx context.Context) {
 	defer close(rw.result)
 	defer rw.Stop()
 	for attempt := 1; ; attempt++ {
-		start := time.Now()
+		start := rw.opts.Clock.Now()
 		stop, retryAfter, why := rw.attempt(ctx)
 		if ctx.Err() != nil {
 			rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s: Stop was called or its context ended", rw.lastRV)
@@ -149,15 +157,15 @@ func (rw *RetryWatcher) receive(ctx context.Context) {
 			rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s: %s", rw.lastRV, why)
 			return
 		}
-		wait := time.Until(nextAttempt(start, time.Now(), rw.opts.MinRestartDelay, retryAfter))
-		if wait > 0 {
-			t := time.NewTimer(wait)
+		now := rw.opts.Clock.Now()
+		if wait := nextAttempt(start, now, rw.opts.MinRestartDelay, retryAfter).Sub(now); wait > 0 {
+			t := rw.opts.Clock.NewTimer(wait)
 			select {
 			case <-ctx.Done():
 				t.Stop()
 				rw.tr.Printf(narrate.RetryWatcher, "stopped at rv=%s: Stop was called or its context ended", rw.lastRV)
 				return
-			case <-t.C:
+			case <-t.C():
 			}
 		}
 		rw.tr.Printf(narrate.RetryWatcher, "re-watch #%d from rv=%s (%s)", attempt, rw.lastRV, why)

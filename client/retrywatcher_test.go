@@ -56,14 +56,12 @@ type fakeFactory struct {
 	mu       sync.Mutex
 	attempts []func() (Watcher, error)
 	opts     []api.ListOptions
-	times    []time.Time
 }
 
 func (f *fakeFactory) Watch(_ context.Context, opts api.ListOptions) (Watcher, error) {
 	f.mu.Lock()
 	n := len(f.opts)
 	f.opts = append(f.opts, opts)
-	f.times = append(f.times, time.Now())
 	f.mu.Unlock()
 	if n < len(f.attempts) {
 		return f.attempts[n]()
@@ -350,15 +348,17 @@ func TestRetryWatcherStopsOnEventItCannotResumeAfter(t *testing.T) {
 
 func TestRetryWatcherWaitsForRetryAfterSeconds(t *testing.T) {
 	defer leakcheck.Check(t)()
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	f := &fakeFactory{attempts: []func() (Watcher, error){feeding(true, errorEvent(statusWithCode(504, 1)))}}
-	rw, err := NewRetryWatcher(context.Background(), "5", f, fast)
+	rw, err := NewRetryWatcher(context.Background(), "5", f, RetryWatcherOptions{MinRestartDelay: time.Millisecond, Clock: clk})
 	require.NoError(t, err)
 	defer rw.Stop()
-	require.Eventually(t, func() bool { return len(f.calls()) == 2 }, safetyTimeout, 10*time.Millisecond)
-	f.mu.Lock()
-	gap := f.times[1].Sub(f.times[0])
-	f.mu.Unlock()
-	assert.GreaterOrEqual(t, gap, time.Second, "retryAfterSeconds: 1 is honoured")
+	// The attempt ended (on the fake clock) the instant it started, so the
+	// wait is the server's whole retryAfterSeconds, not the 1 ms minimum.
+	waitForRestartTimer(t, clk, time.Second)
+	assert.Len(t, f.calls(), 1)
+	clk.Step(time.Second)
+	require.Eventually(t, func() bool { return len(f.calls()) == 2 }, safetyTimeout, time.Millisecond)
 }
 
 func TestRetryWatcherMinRestartDelay(t *testing.T) {
@@ -367,15 +367,29 @@ func TestRetryWatcherMinRestartDelay(t *testing.T) {
 	closing := func() (Watcher, error) { return feed(false), nil }
 	f := &fakeFactory{attempts: []func() (Watcher, error){closing, closing, closing, closing}}
 	const delay = 50 * time.Millisecond
-	rw, err := NewRetryWatcher(context.Background(), "5", f, RetryWatcherOptions{MinRestartDelay: delay})
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	rw, err := NewRetryWatcher(context.Background(), "5", f, RetryWatcherOptions{MinRestartDelay: delay, Clock: clk})
 	require.NoError(t, err)
 	defer rw.Stop()
-	require.Eventually(t, func() bool { return len(f.calls()) >= 5 }, safetyTimeout, 5*time.Millisecond)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := 1; i < 5; i++ {
-		assert.GreaterOrEqual(t, f.times[i].Sub(f.times[i-1]), delay, "attempt %d", i)
+	for attempt := 1; attempt <= 4; attempt++ {
+		waitForRestartTimer(t, clk, delay)
+		// A nanosecond short of the delay the timer has not fired (Step
+		// fires due timers before it returns), so no attempt can start.
+		clk.Step(delay - time.Nanosecond)
+		assert.Len(t, f.calls(), attempt, "attempt %d started before the delay", attempt+1)
+		clk.Step(time.Nanosecond)
+		require.Eventually(t, func() bool { return len(f.calls()) == attempt+1 }, safetyTimeout, time.Millisecond)
 	}
+}
+
+// waitForRestartTimer blocks until the RetryWatcher waits, on clk, for a
+// timer of exactly d: it has ended an attempt and not yet started the next.
+func waitForRestartTimer(t *testing.T, clk *clock.Fake, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
+	defer cancel()
+	_, err := clk.WaitForWaiter(ctx, func(w clock.Waiter) bool { return w.Kind == clock.KindTimer && w.Duration == d })
+	require.NoError(t, err, "the RetryWatcher never waited %v before its next attempt", d)
 }
 
 func TestNextAttempt(t *testing.T) {
