@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"listwatch/api"
 	"listwatch/api/protobuf"
 )
 
@@ -31,12 +32,36 @@ const cronTabsCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResou
 
 const crontabs = "/apis/stable.example.com/v1/namespaces/default/crontabs"
 
-// createCRD creates a definition and waits until its resource is served.
+// createCRD creates a definition and waits, on a watch of it, until it is
+// Established, as kubectl wait --for condition=established does; by then
+// its resource is served and listed in discovery.
 func (ts *testServer) createCRD(t *testing.T, body, groupVersion string) {
 	t.Helper()
-	ts.do(req{method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: body}).mustCode(t, http.StatusCreated)
-	require.Eventually(t, func() bool { return ts.get("/apis/"+groupVersion).code == http.StatusOK },
-		safetyTimeout, 10*time.Millisecond, "%s is served", groupVersion)
+	created := ts.do(req{method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: body})
+	created.mustCode(t, http.StatusCreated)
+	def := created.object(t)
+	wc := ts.watch(chunked, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=true&fieldSelector=metadata.name%3D"+
+		def.Metadata.Name+"&resourceVersion="+def.Metadata.ResourceVersion)
+	defer wc.close()
+	for !definitionEstablished(t, wc.next().Object) {
+	}
+	ts.get("/apis/"+groupVersion).mustCode(t, http.StatusOK)
+}
+
+// definitionEstablished reports whether a definition's Established
+// condition is True.
+func definitionEstablished(t *testing.T, def *api.Object) bool {
+	t.Helper()
+	var st struct {
+		Conditions []struct{ Type, Status string } `json:"conditions"`
+	}
+	require.NoError(t, json.Unmarshal(def.Get("status"), &st))
+	for _, c := range st.Conditions {
+		if c.Type == "Established" {
+			return c.Status == "True"
+		}
+	}
+	return false
 }
 
 func cronTab(name, spec string) string {

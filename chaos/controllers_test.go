@@ -217,9 +217,9 @@ func TestControllersConvergeUnderFaults(t *testing.T) {
 // controller has seen the definition, asynchronously, as kube-apiserver
 // does (its crdHandler finds definitions through an informer's lister:
 // apiextensions-apiserver pkg/apiserver/customresource_handler.go,
-// ServeHTTP), and nothing on the wire announces the moment (ours says
-// Established from the creation on): so the state is polled, a LIST until
-// one answers, bounded only by ctx.
+// ServeHTTP). The definition's Established condition announces it, but
+// the faults injected here can refuse or cut a watch of the definition,
+// so the state is polled, a LIST until one answers, bounded only by ctx.
 func waitServed(ctx context.Context, t *testing.T, rc *client.ResourceClient) {
 	t.Helper()
 	tick := time.NewTicker(20 * time.Millisecond)

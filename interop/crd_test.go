@@ -128,8 +128,8 @@ func TestClientGoDynamicInformerOnACustomResource(t *testing.T) {
 	}, safetyTimeout, 10*time.Millisecond, "deleting the definition deletes its objects")
 }
 
-// TestKubectlOnACustomResource: kubectl creates the CRD, lists it in
-// api-resources, and creates, lists and deletes an object of it.
+// TestKubectlOnACustomResource: kubectl creates the CRD, waits for it to
+// be established, lists it in api-resources, and creates, lists and deletes an object of it.
 func TestKubectlOnACustomResource(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	bin := kubectlPath(t)
@@ -139,11 +139,11 @@ func TestKubectlOnACustomResource(t *testing.T) {
 	crdFile := filepath.Join(dir, "crd.json")
 	require.NoError(t, os.WriteFile(crdFile, []byte(gadgetsCRD), 0o600))
 	k.run(t, "create", "-f", crdFile)
-	var resources string
-	require.Eventually(t, func() bool {
-		resources = k.run(t, "api-resources", "--api-group", "interop.example.com")
-		return strings.Contains(resources, "gadgets")
-	}, safetyTimeout, 50*time.Millisecond)
+	// The definition is served asynchronously, as by kube-apiserver 1.37.2:
+	// once it is Established, discovery lists its resource.
+	assert.Equal(t, "customresourcedefinition.apiextensions.k8s.io/gadgets.interop.example.com condition met\n",
+		k.run(t, "wait", "--for", "condition=established", "--timeout", safetyTimeout.String(), "crd/gadgets.interop.example.com"))
+	resources := k.run(t, "api-resources", "--api-group", "interop.example.com")
 	assert.Regexp(t, `gadgets\s+gd\s+interop.example.com/v1\s+true\s+Gadget`, resources)
 
 	obj := filepath.Join(dir, "g1.json")

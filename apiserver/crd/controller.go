@@ -45,6 +45,10 @@ type Controller struct {
 	host   Host
 	tracer *narrate.Tracer
 	served map[string]served // by definition name
+	// retry is set when a definition could not be served or its status
+	// written for a reason other than a change meanwhile: Run lists
+	// again, after a pause.
+	retry bool
 }
 
 // NewController returns a controller; Sync it once, then Run it.
@@ -53,12 +57,14 @@ func NewController(st store.Interface, host Host, tr *narrate.Tracer) *Controlle
 }
 
 // Sync lists the definitions and serves exactly those. It returns the
-// revision it listed at, to watch from.
+// revision it listed at, to watch from; one it could not serve or mark
+// is tried again by Run.
 func (c *Controller) Sync(ctx context.Context) (int64, error) {
 	res, err := c.store.List(ctx, Prefix, store.ListOptions{})
 	if err != nil {
 		return 0, err
 	}
+	c.retry = false
 	seen := map[string]bool{}
 	for _, obj := range res.Items {
 		seen[obj.Metadata.Name] = true
@@ -72,32 +78,52 @@ func (c *Controller) Sync(ctx context.Context) (int64, error) {
 	return res.Revision, nil
 }
 
+// Retry pauses: after a failed list, or a definition that could not be
+// served or marked, the Controller lists again after retryPause, doubling
+// up to maxRetryPause while it keeps failing. kube-apiserver's
+// establishing controller retries a failed status write through its
+// workqueue's rate limiter the same way.
+const (
+	retryPause    = 100 * time.Millisecond
+	maxRetryPause = 10 * time.Second
+)
+
 // Run follows the store until ctx ends, re-syncing whenever its watch
-// ends for another reason.
+// ends for another reason, or a definition could not be served or marked
+// (the watch is then left, and the definitions listed again until all
+// are).
 func (c *Controller) Run(ctx context.Context, from int64) {
+	pause := retryPause
 	for ctx.Err() == nil {
-		w, err := c.store.Watch(ctx, Prefix, from)
+		if !c.retry {
+			pause = retryPause
+			if w, err := c.store.Watch(ctx, Prefix, from); err == nil {
+				from = c.follow(ctx, w, from)
+				w.Stop()
+			}
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		rev, err := c.Sync(ctx)
 		if err == nil {
-			from = c.follow(ctx, w, from)
-			w.Stop()
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if rev, err := c.Sync(ctx); err == nil {
 			from = rev
-		} else {
+		}
+		if err != nil || c.retry {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(100 * time.Millisecond): // the store is failing: try again shortly
+			case <-time.After(pause): // the store is failing: try again shortly
 			}
+			pause = min(2*pause, maxRetryPause)
 		}
 	}
 }
 
+// follow applies the events of w until it ends, or until a definition
+// could not be served or marked, and returns the revision to watch from.
 func (c *Controller) follow(ctx context.Context, w store.Watcher, from int64) int64 {
-	for {
+	for !c.retry {
 		select {
 		case <-ctx.Done():
 			return from
@@ -117,40 +143,78 @@ func (c *Controller) follow(ctx context.Context, w store.Watcher, from int64) in
 			}
 		}
 	}
+	return from
 }
 
-// apply serves a definition, or updates how it is served.
+// apply serves a definition, or updates how it is served: it accepts the
+// names of a new one, installs its resource, and then marks it
+// established (status.go), so that a client that sees Established finds
+// the resource served and listed in discovery.
 func (c *Controller) apply(ctx context.Context, obj *api.Object) {
 	d, err := Parse(obj)
 	if err != nil || len(d.Validate(nil)) > 0 {
 		c.tracer.Printf(narrate.HTTP, "crd %s: not served: invalid", obj.Metadata.Name)
 		return
 	}
-	spec := obj.Get("spec")
+	if !namesAccepted(obj, d) {
+		if obj, err = c.acceptNames(ctx, d); err != nil {
+			c.failed(d, "accepting names", err)
+			return
+		}
+	}
+	if !c.serve(ctx, d, obj.Get("spec")) {
+		c.retry = true
+		return
+	}
+	// As kube-apiserver's establishing controller, only a definition whose
+	// names are accepted (and then, not again).
+	if conditionTrue(obj, condNamesAccepted) && !conditionTrue(obj, condEstablished) {
+		if err := c.establish(ctx, d); err != nil {
+			c.failed(d, "establishing", err)
+			return
+		}
+		c.tracer.Printf(narrate.HTTP, "crd %s: established", d.Name)
+	}
+}
+
+// failed notes a status write that failed. A definition deleted or
+// replaced meanwhile needs nothing more (its next event comes); any other
+// failure is tried again.
+func (c *Controller) failed(d *Definition, what string, err error) {
+	c.tracer.Printf(narrate.HTTP, "crd %s: %s: %v", d.Name, what, err)
+	if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+		c.retry = true
+	}
+}
+
+// serve installs a definition's resource, or updates how it is served,
+// and reports whether it is served as the definition says.
+func (c *Controller) serve(ctx context.Context, d *Definition, spec []byte) bool {
 	cur, ok := c.served[d.Name]
 	switch {
 	case ok && cur.uid == d.UID && jsonEqual(cur.spec, spec):
 		// The same spec, maybe written in another order: kube-apiserver
 		// compares specs semantically (updateCustomResourceDefinition),
 		// and keeps its storage, watch caches and watches.
-		return
+		return true
 	case ok && cur.uid == d.UID && cur.gr == d.GroupResource():
 		if err := c.host.Update(ctx, d.Resources()); err != nil {
 			c.tracer.Printf(narrate.HTTP, "crd %s: update: %v", d.Name, err)
-			return
+			return false
 		}
 		c.served[d.Name] = served{uid: d.UID, gr: d.GroupResource(), spec: bytes.Clone(spec)}
 		c.tracer.Printf(narrate.HTTP, "crd %s: %s updated", d.Name, d.GroupResource())
-		return
+		return true
 	case ok:
 		c.remove(ctx, d.Name) // a new definition of the same name
 	}
 	if err := c.host.Install(ctx, d.Resources()); err != nil {
 		c.tracer.Printf(narrate.HTTP, "crd %s: install: %v", d.Name, err)
-		return
+		return false
 	}
 	c.served[d.Name] = served{uid: d.UID, gr: d.GroupResource(), spec: bytes.Clone(spec)}
 	c.tracer.Printf(narrate.HTTP, "crd %s: serving %s", d.Name, d.GroupResource())
+	return true
 }
 
 // remove stops serving a definition's resource and deletes its objects.

@@ -3,6 +3,7 @@ package crd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/registry"
+	"listwatch/store"
 )
 
 // countingHost counts what the controller asks of the server.
@@ -30,25 +32,47 @@ func (h *countingHost) Uninstall(context.Context, api.GroupResource) error {
 	return nil
 }
 
-func definitionObject(t *testing.T, spec string) *api.Object {
+// putDefinition stores the definition widgets.example.com with spec,
+// keeping its status, and returns it as stored.
+func putDefinition(t *testing.T, st store.Interface, spec string) *api.Object {
 	t.Helper()
-	o := &api.Object{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition",
-		Metadata: api.ObjectMeta{Name: "widgets.example.com", UID: "u1"}}
-	require.NoError(t, o.Set("spec", json.RawMessage(spec)))
-	return o
+	key := Prefix + "widgets.example.com"
+	obj, err := st.GuaranteedUpdate(t.Context(), key, func(cur *api.Object) (*api.Object, error) {
+		next := cur.DeepCopy()
+		return next, next.Set("spec", json.RawMessage(spec))
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		o := &api.Object{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition",
+			Metadata: api.ObjectMeta{Name: "widgets.example.com"}}
+		require.NoError(t, o.Set("spec", json.RawMessage(spec)))
+		obj, err = st.Create(t.Context(), key, o)
+	}
+	require.NoError(t, err)
+	return obj
 }
 
 // A definition written again with the same spec, in another order, is no
 // change: the resource keeps being served as it was (an Update would give
 // it new watch caches and end its watches). A change of the spec is one.
 func TestControllerUpdatesOnlyOnAChangedSpec(t *testing.T) {
+	st := store.New(store.Options{})
+	t.Cleanup(st.Close)
 	host := &countingHost{}
-	c := NewController(nil, host, nil)
+	c := NewController(st, host, nil)
 	ctx := t.Context()
 	const version = `{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}`
-	c.apply(ctx, definitionObject(t, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[`+version+`]}`))
-	c.apply(ctx, definitionObject(t, `{"versions":[`+version+`],"names":{"kind":"Widget","plural":"widgets"},"scope":"Cluster","group":"example.com"}`))
+	c.apply(ctx, putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[`+version+`]}`))
+	c.apply(ctx, putDefinition(t, st, `{"versions":[`+version+`],"names":{"kind":"Widget","plural":"widgets"},"scope":"Cluster","group":"example.com"}`))
 	assert.Equal(t, countingHost{installs: 1}, *host)
-	c.apply(ctx, definitionObject(t, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget","shortNames":["w"]},"versions":[`+version+`]}`))
+	c.apply(ctx, putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget","shortNames":["w"]},"versions":[`+version+`]}`))
 	assert.Equal(t, countingHost{installs: 1, updates: 1}, *host)
+
+	// New names are accepted by the Controller, and the definition stays
+	// established (kube-apiserver's naming controller keeps an Established
+	// that is True).
+	assert.JSONEq(t, `{"plural":"widgets","singular":"widget","shortNames":["w"],"kind":"Widget","listKind":"WidgetList"}`, acceptedNamesOf(t, st))
+	obj, err := st.Get(ctx, Prefix+"widgets.example.com")
+	require.NoError(t, err)
+	assert.True(t, conditionTrue(obj, condNamesAccepted))
+	assert.True(t, conditionTrue(obj, condEstablished))
 }

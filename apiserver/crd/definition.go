@@ -342,7 +342,7 @@ func lookupPath(o *api.Object, path string) any {
 // what the server owns: defaulted names, the conversion strategy, and its
 // status (definitionStatus). old is the stored definition when it is an
 // update, nil when it is a create.
-func prepareDefinition(obj, old *api.Object, builtin func(api.GroupResource) bool, now time.Time) error {
+func prepareDefinition(obj, old *api.Object, builtin func(api.GroupResource) bool) error {
 	d, err := Parse(obj)
 	if err != nil {
 		return api.NewBadRequest(err.Error())
@@ -366,7 +366,7 @@ func prepareDefinition(obj, old *api.Object, builtin func(api.GroupResource) boo
 	if old != nil {
 		stored = old.Get("status")
 	}
-	status, err := definitionStatus(d, names, stored, now)
+	status, err := definitionStatus(d, stored)
 	if err != nil {
 		return err
 	}
@@ -383,15 +383,15 @@ func prepareDefinition(obj, old *api.Object, builtin func(api.GroupResource) boo
 }
 
 // definitionStatus is the status a definition is written with. A new one
-// gets conditions saying its names are accepted and its resource
-// established, at once (kube-apiserver's naming and establishing
-// controllers take a few milliseconds), and the storage version as its
-// stored version. A write of the definition itself keeps the stored status
-// (apiextensions-apiserver pkg/registry/customresourcedefinition/strategy.go,
-// PrepareForUpdate: only .../status writes it), adding a new storage
-// version to storedVersions as PrepareForUpdate does, and the names
-// accepted, as the naming controller would.
-func definitionStatus(d *Definition, names Names, stored json.RawMessage, now time.Time) (map[string]any, error) {
+// gets what kube-apiserver 1.37.2 gives it: its storage version as its
+// stored version, empty accepted names and no conditions
+// (apiextensions-apiserver pkg/registry/customresourcedefinition/
+// strategy.go, PrepareForCreate); the Controller then accepts its names
+// and, once its resource is served, establishes it (status.go). A write of
+// the definition itself keeps the stored status (PrepareForUpdate: only
+// .../status writes it), adding a new storage version to storedVersions as
+// PrepareForUpdate does; changed names are the Controller's to accept.
+func definitionStatus(d *Definition, stored json.RawMessage) (map[string]any, error) {
 	var storage string
 	for _, v := range d.Spec.Versions {
 		if v.Storage {
@@ -408,17 +408,12 @@ func definitionStatus(d *Definition, names Names, stored json.RawMessage, now ti
 			if !slices.Contains(versions, any(storage)) {
 				status["storedVersions"] = append(versions, storage)
 			}
-			status["acceptedNames"] = names
 			return status, nil
 		}
 	}
-	ts := now.UTC().Format(time.RFC3339)
 	return map[string]any{
-		"conditions": []map[string]any{
-			{"type": "NamesAccepted", "status": "True", "lastTransitionTime": ts, "reason": "NoConflicts", "message": "no conflicts found"},
-			{"type": "Established", "status": "True", "lastTransitionTime": ts, "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
-		},
-		"acceptedNames":  names,
+		"conditions":     nil,
+		"acceptedNames":  Names{},
 		"storedVersions": []string{storage},
 	}, nil
 }
@@ -436,7 +431,7 @@ func DefinitionsResource(builtin func(api.GroupResource) bool) *registry.Resourc
 		// The status subresource: .../status writes status only, and
 		// writes of the definition keep it (definitionStatus).
 		Subresources:  []string{registry.SubresourceStatus},
-		PrepareCreate: func(obj *api.Object) error { return prepareDefinition(obj, nil, builtin, time.Now()) },
+		PrepareCreate: func(obj *api.Object) error { return prepareDefinition(obj, nil, builtin) },
 		PrepareUpdate: func(obj, old *api.Object) error {
 			oldDef, err := Parse(old)
 			if err != nil {
@@ -450,7 +445,7 @@ func DefinitionsResource(builtin func(api.GroupResource) bool) *registry.Resourc
 				return api.NewInvalid(api.GroupKind{Group: GroupResource.Group, Kind: "CustomResourceDefinition"}, obj.Metadata.Name,
 					[]api.StatusCause{{Type: api.CauseFieldValueInvalid, Field: "spec", Message: "Invalid value: group, names.plural and scope are immutable"}})
 			}
-			return prepareDefinition(obj, old, builtin, time.Now())
+			return prepareDefinition(obj, old, builtin)
 		},
 		Columns: []registry.Column{registry.NewColumn("Created At", "date", "", "", 0, func(o *api.Object) any {
 			return o.Metadata.CreationTimestamp.UTC().Format(time.RFC3339)

@@ -1,12 +1,13 @@
 // Package crd serves CustomResourceDefinitions (apiextensions.k8s.io/v1):
 // the definitions themselves as a resource (DefinitionsResource, which
-// validates them and marks them established), and a Controller that
-// follows them in the store and has the server serve each one's custom
-// resource: list, watch, CRUD and patch through the same handlers and
-// watch cache as built-in kinds, with the definition's structural schema
-// validating every write (422 on a wrong type), pruning unknown fields and
-// filling in its defaults (on reads from storage too, defaulting.go),
-// its printer columns in Tables, generation counting, and objects encoded
+// validates them), and a Controller that follows them in the store, has
+// the server serve each one's custom resource, and then marks the
+// definition Established. A custom resource is served as a built-in kind
+// is: list, watch, CRUD and patch through the same handlers and watch
+// cache, with the definition's structural schema validating every write
+// (422 on a wrong type), pruning unknown fields and filling in its
+// defaults (on reads from storage too, defaulting.go), its printer
+// columns in Tables, generation counting, and objects encoded
 // with sorted keys as unstructured objects are. Deleting a definition
 // deletes its objects (open watches see one DELETED each, then their end)
 // and removes the resource from discovery.
@@ -23,10 +24,14 @@
 // structural schema, validation and pruning). Every served version is
 // served, each with a watch cache of its own, over one collection kept in
 // the storage version (conversion.go). Differences: versions convert by
-// apiVersion alone, the "None" strategy (no conversion webhooks); a
-// definition is established when it is created (the real server takes a
-// few milliseconds, and its first request may even get 429, fixture
-// crd-first-list-429-storage-initializing.json); the cleanup happens
+// apiVersion alone, the "None" strategy (no conversion webhooks); one
+// Controller writes what kube-apiserver's naming and establishing
+// controllers write (status.go): a new definition has no conditions, then
+// its names are accepted, and it is Established once its resource is
+// served and in discovery, which is when the real server's discovery
+// lists it too (though the real one may answer its first request with
+// 429, fixture crd-first-list-429-storage-initializing.json); names never
+// conflict; the cleanup happens
 // after the definition is gone instead of behind a finalizer; printer
 // columns take dotted paths only. Unknown and duplicate fields are pruned
 // and reported as for built-in kinds, per ?fieldValidation

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -113,7 +114,8 @@ func (r *recorder) run(ctx context.Context, s step) error {
 }
 
 // send makes one exchange of a step: a WebSocket or a plain request,
-// repeated while UntilStatus asks for another status.
+// repeated while UntilStatus asks for another status or UntilCondition
+// for a condition not yet True.
 func (r *recorder) send(ctx context.Context, s step, path, body string) (*response, error) {
 	var during func() error
 	if len(s.During) > 0 {
@@ -132,11 +134,11 @@ func (r *recorder) send(ctx context.Context, s step, path, body string) (*respon
 		} else {
 			resp, err = r.target.exchange(ctx, r.target.requestBytes(s.Method, path, s.Headers, body), wait, during)
 		}
-		if err != nil || s.UntilStatus == "" || strings.HasPrefix(resp.status, s.UntilStatus) {
+		if err != nil || s.done(resp) {
 			return resp, err
 		}
 		if attempt == 120 {
-			return nil, fmt.Errorf("still %s after %d attempts, want %s", resp.status, attempt, s.UntilStatus)
+			return nil, fmt.Errorf("still %s after %d attempts, want status %q, condition %q", resp.status, attempt, s.UntilStatus, s.UntilCondition)
 		}
 		if err := pause(ctx, time.Second); err != nil {
 			return nil, err
@@ -249,4 +251,29 @@ func (r *recorder) writeIndex() error {
 	b.WriteString("\n")
 	b.Write(tail)
 	return os.WriteFile(filepath.Join(r.outDir, "README.md"), []byte(b.String()), 0o644)
+}
+
+// done reports whether an answer ends a step's repeats: it has the status
+// UntilStatus asks for and the condition UntilCondition asks for.
+func (s step) done(resp *response) bool {
+	if !strings.HasPrefix(resp.status, s.UntilStatus) {
+		return false
+	}
+	if s.UntilCondition == "" {
+		return true
+	}
+	var obj struct {
+		Status struct {
+			Conditions []struct{ Type, Status string } `json:"conditions"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(resp.body, &obj) != nil {
+		return false
+	}
+	for _, c := range obj.Status.Conditions {
+		if c.Type == s.UntilCondition {
+			return c.Status == "True"
+		}
+	}
+	return false
 }

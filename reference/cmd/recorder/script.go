@@ -58,6 +58,10 @@ type step struct {
 	// UntilStatus repeats the request (once a second) until the status
 	// line starts with it: for what takes its time, like a new CRD.
 	UntilStatus string `json:"untilStatus,omitempty"`
+	// UntilCondition repeats the request (once a second) until the
+	// object answered has this condition True in status.conditions: a
+	// new CRD's Established, which both servers write asynchronously.
+	UntilCondition string `json:"untilCondition,omitempty"`
 
 	// CompactEtcd, instead of a request to kube-apiserver, compacts etcd
 	// to its current revision (what kube-apiserver's own compactor does
