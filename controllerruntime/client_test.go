@@ -31,7 +31,8 @@ func TestClientOnOurServer(t *testing.T) {
 	crd, err := controllerruntime.CRD()
 	require.NoError(t, err)
 	env := &envtest.Environment{Config: cfg, UseExistingCluster: ptr.To(true),
-		CRDs: []*apiextensionsv1.CustomResourceDefinition{crd}}
+		CRDs:              []*apiextensionsv1.CustomResourceDefinition{crd},
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: safetyTimeout}} // as in TestOperatorOnOurServer
 	_, err = env.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, env.Stop()) })

@@ -27,6 +27,11 @@
 // kube-apiserver and etcd is measured by envtest_bench_test.go and written
 // up in docs/12-custom-resources.md.
 //
+// reconciler_test.go finalizes a Website twice from one read, as a
+// Reconcile queued before the cache has seen the Website go does, and
+// checks that only the finalizer removal the apiserver accepted is
+// reported as an Event.
+//
 // client_test.go uses the client the other ways operators do: an
 // optimistic-lock merge patch, a status patch, unstructured and
 // metadata-only reads, paging and DeleteAllOf.

@@ -43,7 +43,8 @@ type Reconciler struct {
 	Client client.Client
 	Scheme *runtime.Scheme
 	// Recorder records an Event on the Website when a child is created
-	// (events.k8s.io/v1, through the manager's GetEventRecorder).
+	// and when the Website is finalized (events.k8s.io/v1, through the
+	// manager's GetEventRecorder).
 	Recorder recorder.EventRecorder
 
 	reconciles atomic.Int64
@@ -145,16 +146,32 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, site *Website) (*apps
 // Event; a real operator would clean up what owner references cannot
 // reach (a DNS record, a bucket outside the cluster). The children are
 // the garbage collector's, once the Website is gone.
+//
+// The Event is recorded once the apiserver has accepted the finalizer's
+// removal, not before. The manager's cache is eventually consistent: a
+// child's event (the garbage collector deleting the ConfigMap) can queue
+// the Website again before the cache has seen it go, and that Reconcile
+// reads the Website as it was, finalizer and all, and finalizes it
+// again. Its Update then fails (the object is gone: 404; changed: 409),
+// so only the one removal the apiserver accepted is reported. Recorded
+// before the Update, the repeat would reach the apiserver as a second
+// occurrence: client-go's events broadcaster (v0.37.2,
+// tools/events/event_broadcaster.go recordToSink) folds an Event equal
+// to one it recorded, regarding the same resourceVersion, into a series
+// and PATCHes series.count to 2.
 func (r *Reconciler) finalize(ctx context.Context, site *Website) error {
 	if !controllerutil.ContainsFinalizer(site, Finalizer) {
 		return nil
 	}
+	controllerutil.RemoveFinalizer(site, Finalizer)
+	if err := r.Client.Update(ctx, site); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // finalized already; this read was stale
+		}
+		return fmt.Errorf("website %s/%s: removing the finalizer: %w", site.Namespace, site.Name, err)
+	}
 	if r.Recorder != nil {
 		r.Recorder.Eventf(site, nil, corev1.EventTypeNormal, "CleanedUp", "Finalize", "cleaned up before deletion")
-	}
-	controllerutil.RemoveFinalizer(site, Finalizer)
-	if err := r.Client.Update(ctx, site); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("website %s/%s: removing the finalizer: %w", site.Namespace, site.Name, err)
 	}
 	return nil
 }
