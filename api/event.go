@@ -46,7 +46,7 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 // Object.
 func (e *Event) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, string(e.Type))
+	dst = AppendJSONString(dst, string(e.Type), EscapeInvalidUTF8)
 	dst = append(dst, `,"object":`...)
 	if e.Type == Error {
 		dst = e.Status.AppendJSON(dst)

@@ -299,10 +299,26 @@ func isNull(raw []byte) bool { return string(raw) == "null" }
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string, escaped exactly as encoding/json
-// escapes it (including <, > and & as \u003c, \u003e, \u0026), so our output
-// matches what a Go-based kube-apiserver writes.
-func appendString(dst []byte, s string) []byte {
+// InvalidUTF8 is how AppendJSONString writes a byte that is not part of
+// valid UTF-8.
+type InvalidUTF8 uint8
+
+const (
+	// EscapeInvalidUTF8 writes the escape \ufffd, as encoding/json does
+	// (and so a Go-based kube-apiserver).
+	EscapeInvalidUTF8 InvalidUTF8 = iota
+	// ReplaceInvalidUTF8 writes U+FFFD itself, as a character: api/protobuf
+	// writes a string's JSON this way, so that it reads back to the same
+	// string.
+	ReplaceInvalidUTF8
+)
+
+// AppendJSONString appends s as a JSON string, escaped exactly as
+// encoding/json escapes it (HTML-safe: <, > and & as \u003c, \u003e,
+// \u0026, and U+2028 and U+2029 escaped too), so our output matches what a
+// Go-based kube-apiserver writes; invalid says how a byte that is not
+// valid UTF-8 is written.
+func AppendJSONString(dst []byte, s string, invalid InvalidUTF8) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -334,21 +350,22 @@ func appendString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1 && invalid == ReplaceInvalidUTF8:
+			dst = append(dst, s[start:i]...)
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
+		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
 			i += size
-			start = i
 			continue
 		}
 		i += size
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

@@ -33,9 +33,9 @@ func (l *List) MarshalJSON() ([]byte, error) { return l.AppendJSON(make([]byte, 
 // AppendJSON appends the list's JSON to dst.
 func (l *List) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"kind":`...)
-	dst = appendString(dst, l.Kind)
+	dst = AppendJSONString(dst, l.Kind, EscapeInvalidUTF8)
 	dst = append(dst, `,"apiVersion":`...)
-	dst = appendString(dst, l.APIVersion)
+	dst = AppendJSONString(dst, l.APIVersion, EscapeInvalidUTF8)
 	dst = append(dst, `,"metadata":`...)
 	dst = l.Metadata.appendJSON(dst)
 	dst = append(dst, `,"items":[`...)
@@ -53,12 +53,12 @@ func (m *ListMeta) appendJSON(dst []byte) []byte {
 	sep := ""
 	if m.ResourceVersion != "" {
 		dst = append(dst, `"resourceVersion":`...)
-		dst = appendString(dst, m.ResourceVersion)
+		dst = AppendJSONString(dst, m.ResourceVersion, EscapeInvalidUTF8)
 		sep = ","
 	}
 	if m.Continue != "" {
 		dst = append(dst, sep+`"continue":`...)
-		dst = appendString(dst, m.Continue)
+		dst = AppendJSONString(dst, m.Continue, EscapeInvalidUTF8)
 		sep = ","
 	}
 	if m.RemainingItemCount != nil {

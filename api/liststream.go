@@ -30,9 +30,9 @@ func NewListWriter(w io.Writer, kind, apiVersion string, meta ListMeta, chunk in
 	}
 	lw := &ListWriter{w: w, threshold: chunk, buf: make([]byte, 0, chunk+chunk/4)}
 	lw.buf = append(lw.buf, `{"kind":`...)
-	lw.buf = appendString(lw.buf, kind)
+	lw.buf = AppendJSONString(lw.buf, kind, EscapeInvalidUTF8)
 	lw.buf = append(lw.buf, `,"apiVersion":`...)
-	lw.buf = appendString(lw.buf, apiVersion)
+	lw.buf = AppendJSONString(lw.buf, apiVersion, EscapeInvalidUTF8)
 	lw.buf = append(lw.buf, `,"metadata":`...)
 	lw.buf = meta.appendJSON(lw.buf)
 	lw.buf = append(lw.buf, `,"items":[`...)

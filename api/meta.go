@@ -114,7 +114,7 @@ func (w *memberWriter) member(name string) {
 		w.dst = append(w.dst, ',')
 	}
 	w.notFirst = true
-	w.dst = appendString(w.dst, name)
+	w.dst = AppendJSONString(w.dst, name, EscapeInvalidUTF8)
 	w.dst = append(w.dst, ':')
 }
 
@@ -122,7 +122,7 @@ func (w *memberWriter) member(name string) {
 func (w *memberWriter) str(name, v string) {
 	if v != "" {
 		w.member(name)
-		w.dst = appendString(w.dst, v)
+		w.dst = AppendJSONString(w.dst, v, EscapeInvalidUTF8)
 	}
 }
 
@@ -155,9 +155,9 @@ func appendStringMap(dst []byte, m map[string]string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = AppendJSONString(dst, k, EscapeInvalidUTF8)
 		dst = append(dst, ':')
-		dst = appendString(dst, m[k])
+		dst = AppendJSONString(dst, m[k], EscapeInvalidUTF8)
 	}
 	return append(dst, '}')
 }

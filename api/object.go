@@ -120,12 +120,12 @@ func (o *Object) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	if o.Kind != "" {
 		dst = append(dst, `"kind":`...)
-		dst = appendString(dst, o.Kind)
+		dst = AppendJSONString(dst, o.Kind, EscapeInvalidUTF8)
 		dst = append(dst, ',')
 	}
 	if o.APIVersion != "" {
 		dst = append(dst, `"apiVersion":`...)
-		dst = appendString(dst, o.APIVersion)
+		dst = AppendJSONString(dst, o.APIVersion, EscapeInvalidUTF8)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"metadata":`...)
@@ -137,7 +137,7 @@ func (o *Object) AppendJSON(dst []byte) []byte {
 func appendFields(dst []byte, fields []Field) []byte {
 	for _, f := range fields {
 		dst = append(dst, ',')
-		dst = appendString(dst, f.Name)
+		dst = AppendJSONString(dst, f.Name, EscapeInvalidUTF8)
 		dst = append(dst, ':')
 		dst = append(dst, f.Value...)
 	}

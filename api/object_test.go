@@ -265,6 +265,8 @@ func TestStringsEscapedLikeEncodingJSON(t *testing.T) {
 	for _, s := range []string{"plain", `q"b\s`, "<a>&", "\n\r\t\b\f\x00\x1f", "é\u2028\u2029", "bad\xffutf8", "\ufffd"} {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(appendString(nil, s)), "%q", s)
+		assert.Equal(t, string(want), string(AppendJSONString(nil, s, EscapeInvalidUTF8)), "%q", s)
 	}
+	// The other way with invalid UTF-8: U+FFFD itself, not its escape.
+	assert.Equal(t, "\"bad\ufffdutf8 \\u003c\"", string(AppendJSONString(nil, "bad\xffutf8 <", ReplaceInvalidUTF8)))
 }

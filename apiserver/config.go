@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"listwatch/apiserver/filters"
+	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/serving"
 	"listwatch/narrate"
 	"listwatch/store"
@@ -59,6 +60,11 @@ type Config struct {
 	// HistoryBytes bounds each watch cache's ring in bytes (0: the watch
 	// cache's default, 64 MiB).
 	HistoryBytes int64
+	// ProtobufCacheBytes bounds the protobuf encodings of listed objects
+	// the server keeps, so that a protobuf LIST does not transcode them
+	// again (0: negotiation.DefaultProtobufCacheBytes, 64 MiB; negative:
+	// keep none).
+	ProtobufCacheBytes int64
 	// StoreHistoryBytes, CompactionInterval and StartRevision configure
 	// the in-memory store Start makes when Store is nil; a store passed in
 	// brings its own.
@@ -144,6 +150,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CompactionInterval == 0 {
 		c.CompactionInterval = DefaultCompactionInterval
+	}
+	if c.ProtobufCacheBytes == 0 {
+		c.ProtobufCacheBytes = negotiation.DefaultProtobufCacheBytes
 	}
 	if c.MaxRequestsInFlight == 0 {
 		c.MaxRequestsInFlight = filters.DefaultMaxRequestsInFlight

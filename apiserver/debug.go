@@ -68,10 +68,13 @@ type debugView struct {
 	Limits limitsView `json:"limits"`
 	// WatchWriters is the line watches wait in to write: how many may
 	// write at once, how many do, how many wait (cacher/turns.go).
-	WatchWriters   cacher.TurnsStats `json:"watchWriters"`
-	Caches         []cacher.Stats    `json:"watchCaches"`
-	Faults         faults.State      `json:"faults"`
-	FaultsOverHTTP bool              `json:"faultsOverHTTP"`
+	WatchWriters cacher.TurnsStats `json:"watchWriters"`
+	// ProtobufListCache is what the protobuf encodings of listed objects
+	// hold and have saved (negotiation/protobufcache.go).
+	ProtobufListCache negotiation.ProtobufCacheStats `json:"protobufListCache"`
+	Caches            []cacher.Stats                 `json:"watchCaches"`
+	Faults            faults.State                   `json:"faults"`
+	FaultsOverHTTP    bool                           `json:"faultsOverHTTP"`
 }
 
 // limitsView is the debug view of the limits: in flight now, the caps,
@@ -103,6 +106,7 @@ func (s *Server) debugView() debugView {
 		MaxConnections: s.connLimit.Max(), RejectedConnections: s.connLimit.Rejected()}
 	v.WatchesStarted, v.WatchesEnded = s.watch.Counts()
 	v.WatchWriters = s.turns.Stats()
+	v.ProtobufListCache = s.handlers.ProtobufCacheStats()
 	v.Watches = s.watch.Watches()
 	for _, c := range s.conns.List() {
 		v.Connections.Open++

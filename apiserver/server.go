@@ -187,7 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			return scope.Matches(w.Resource, w.Namespace, w.UserAgent)
 		})
 	})
-	s.handlers = handlers.New(s.store, s.registry, s.watch, cfg.Tracer)
+	s.handlers = handlers.New(s.store, s.registry, s.watch, cfg.Tracer, cfg.ProtobufCacheBytes)
 	if err := s.init(ctx); err != nil {
 		s.cancel()
 		for _, e := range s.registry.Entries() {

@@ -22,13 +22,34 @@ import (
 // before its first byte is written. Kubernetes asks every item for its
 // Size() first (the generated code computes it without encoding), then
 // writes each item in turn with its generated Marshal. We hold JSON, so
-// the first pass transcodes every item and keeps only its length; the
-// second transcodes it again and writes it. Either way the server holds
-// one item's encoding and a chunk of output at a time, not the whole list.
+// the first pass transcodes every item to learn its length, and offers
+// the encoding to an ItemCache; the second takes it back from the cache,
+// or transcodes the item again when the cache did not keep it. Either way
+// the list itself holds one item's encoding and a chunk of output at a
+// time, not the whole list.
 
 // ListItems appends the JSON of item i of a list to dst. An error (the
 // client went away) stops the list there.
 type ListItems func(i int, dst []byte) ([]byte, error)
+
+// ItemCache remembers the protobuf encodings of a list's items (the item
+// message, without tag or length), so that an item is transcoded once and
+// not once per pass, or per list. A StreamingList asks Load before it
+// transcodes an item and offers every encoding it makes to Store. The
+// cache may keep or drop what it is offered; what Load returns must be
+// exactly what transcoding the item gives, and is only read.
+type ItemCache interface {
+	Load(i int) ([]byte, bool)
+	// Store offers the encoding of item i; pb is only valid during the
+	// call, so a cache that keeps it keeps a copy.
+	Store(i int, pb []byte)
+}
+
+// noCache is the ItemCache that keeps nothing.
+type noCache struct{}
+
+func (noCache) Load(int) ([]byte, bool) { return nil, false }
+func (noCache) Store(int, []byte)       {}
 
 // StreamingList is a protobuf List whose items are transcoded as it is
 // written (NewStreamingList, then WriteTo).
@@ -38,6 +59,7 @@ type StreamingList struct {
 	meta    []byte
 	item    *message
 	items   ListItems
+	cache   ItemCache
 	sizes   []int
 	rawSize int
 }
@@ -47,10 +69,11 @@ type StreamingList struct {
 const listChunk = 64 << 10
 
 // NewStreamingList sizes a List of apiVersion/listKind with metadata
-// metaJSON (a ListMeta) and n items. Every item is transcoded once here, so
-// an item that does not fit its kind's schema is an error before anything
-// is written, and the caller can still answer with an error.
-func (s *Schema) NewStreamingList(apiVersion, listKind string, metaJSON []byte, n int, items ListItems) (*StreamingList, error) {
+// metaJSON (a ListMeta) and n items. Every item cache does not hold is
+// transcoded here and offered to it, so an item that does not fit its
+// kind's schema is an error before anything is written, and the caller can
+// still answer with an error. cache may be nil: nothing is remembered.
+func (s *Schema) NewStreamingList(apiVersion, listKind string, metaJSON []byte, n int, items ListItems, cache ItemCache) (*StreamingList, error) {
 	lm, err := s.kind(apiVersion, listKind)
 	if err != nil {
 		return nil, err
@@ -59,7 +82,10 @@ func (s *Schema) NewStreamingList(apiVersion, listKind string, metaJSON []byte, 
 	if metaField == nil {
 		return nil, fmt.Errorf("%s %s: not a list of metadata = 1 and items = 2", apiVersion, listKind)
 	}
-	l := &StreamingList{apiVersion: apiVersion, kind: listKind, item: itemField.msg, items: items, sizes: make([]int, n)}
+	if cache == nil {
+		cache = noCache{}
+	}
+	l := &StreamingList{apiVersion: apiVersion, kind: listKind, item: itemField.msg, items: items, cache: cache, sizes: make([]int, n)}
 	if l.meta, err = appendMarshal(nil, metaField.msg, metaJSON); err != nil {
 		return nil, fmt.Errorf("%s %s metadata: %w", apiVersion, listKind, err)
 	}
@@ -67,14 +93,19 @@ func (s *Schema) NewStreamingList(apiVersion, listKind string, metaJSON []byte, 
 	var js, scratch []byte
 	var w wireWriter // one stack for every item
 	for i := range n {
-		if js, err = items(i, js[:0]); err != nil {
-			return nil, err
+		pb, ok := cache.Load(i)
+		if !ok {
+			if js, err = items(i, js[:0]); err != nil {
+				return nil, err
+			}
+			if scratch, err = w.marshal(scratch[:0], l.item, js); err != nil {
+				return nil, fmt.Errorf("%s %s item %d: %w", apiVersion, listKind, i, err)
+			}
+			cache.Store(i, scratch)
+			pb = scratch
 		}
-		if scratch, err = w.marshal(scratch[:0], l.item, js); err != nil {
-			return nil, fmt.Errorf("%s %s item %d: %w", apiVersion, listKind, i, err)
-		}
-		l.sizes[i] = len(scratch)
-		l.rawSize += protowire.SizeTag(2) + protowire.SizeBytes(len(scratch))
+		l.sizes[i] = len(pb)
+		l.rawSize += protowire.SizeTag(2) + protowire.SizeBytes(len(pb))
 	}
 	return l, nil
 }
@@ -108,10 +139,10 @@ func (l *StreamingList) Size() int {
 		protowire.SizeTag(2) + protowire.SizeBytes(l.rawSize) + 4
 }
 
-// WriteTo writes the complete protobuf body to w in chunks, transcoding
-// each item again as it goes. It stops at the first error of w or of the
-// items (the client went away); a transcoding that no longer gives the
-// size measured is an error too, as in Kubernetes' MarshalToWriter.
+// WriteTo writes the complete protobuf body to w in chunks, each item from
+// the cache or transcoded again. It stops at the first error of w or of the
+// items (the client went away); an item that no longer has the size
+// measured is an error too, as in Kubernetes' MarshalToWriter.
 func (l *StreamingList) WriteTo(w io.Writer) (int64, error) {
 	var written int64
 	buf := make([]byte, 0, listChunk+listChunk/4)
@@ -128,14 +159,18 @@ func (l *StreamingList) WriteTo(w io.Writer) (int64, error) {
 	var err error
 	var ww wireWriter // one stack for every item
 	for i, size := range l.sizes {
-		if js, err = l.items(i, js[:0]); err != nil {
-			return written, err
-		}
 		buf = protowire.AppendTag(buf, 2, protowire.BytesType)
 		buf = protowire.AppendVarint(buf, uint64(size))
 		start := len(buf)
-		if buf, err = ww.marshal(buf, l.item, js); err != nil {
-			return written, fmt.Errorf("%s %s item %d: %w", l.apiVersion, l.kind, i, err)
+		if pb, ok := l.cache.Load(i); ok {
+			buf = append(buf, pb...)
+		} else {
+			if js, err = l.items(i, js[:0]); err != nil {
+				return written, err
+			}
+			if buf, err = ww.marshal(buf, l.item, js); err != nil {
+				return written, fmt.Errorf("%s %s item %d: %w", l.apiVersion, l.kind, i, err)
+			}
 		}
 		if len(buf)-start != size {
 			return written, fmt.Errorf("%s %s item %d: sized %d bytes, encoded %d", l.apiVersion, l.kind, i, size, len(buf)-start)

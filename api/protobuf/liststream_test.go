@@ -33,7 +33,7 @@ func TestStreamingListIsTheRecording(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(js, &l))
 	require.NotEmpty(t, l.Items)
-	sl, err := s.NewStreamingList(env.APIVersion, env.Kind, l.Metadata, len(l.Items), jsonItems(l.Items))
+	sl, err := s.NewStreamingList(env.APIVersion, env.Kind, l.Metadata, len(l.Items), jsonItems(l.Items), nil)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	n, err := sl.WriteTo(&out)
@@ -76,7 +76,7 @@ func TestStreamingListIsTheWholeListStreamed(t *testing.T) {
 
 	asked := 0
 	counted := func(i int, dst []byte) ([]byte, error) { asked++; return append(dst, items[i]...), nil }
-	sl, err := s.NewStreamingList("v1", "ConfigMapList", meta, n, counted)
+	sl, err := s.NewStreamingList("v1", "ConfigMapList", meta, n, counted, nil)
 	require.NoError(t, err)
 	w := &countingWriter{asked: &asked}
 	_, err = sl.WriteTo(w)
@@ -89,14 +89,14 @@ func TestStreamingListIsTheWholeListStreamed(t *testing.T) {
 func TestStreamingListErrors(t *testing.T) {
 	s := protobuf.Default()
 	items := []json.RawMessage{json.RawMessage(`{"metadata":{"name":"a"}}`), json.RawMessage(`{"data":5}`)}
-	_, err := s.NewStreamingList("v1", "ConfigMapList", []byte(`{}`), 2, jsonItems(items))
+	_, err := s.NewStreamingList("v1", "ConfigMapList", []byte(`{}`), 2, jsonItems(items), nil)
 	var fe *protobuf.FieldError
 	require.ErrorAs(t, err, &fe, "an item that does not fit is found before anything is written")
 	assert.Equal(t, ".data", fe.Path)
 
-	_, err = s.NewStreamingList("v1", "ConfigMap", []byte(`{}`), 0, jsonItems(nil))
+	_, err = s.NewStreamingList("v1", "ConfigMap", []byte(`{}`), 0, jsonItems(nil), nil)
 	assert.Error(t, err, "not a list")
-	_, err = s.NewStreamingList("example.com/v1", "WidgetList", []byte(`{}`), 0, jsonItems(nil))
+	_, err = s.NewStreamingList("example.com/v1", "WidgetList", []byte(`{}`), 0, jsonItems(nil), nil)
 	assert.ErrorIs(t, err, protobuf.ErrUnknownKind)
 
 	// The client goes away while the list is written: WriteTo stops with
@@ -109,7 +109,7 @@ func TestStreamingListErrors(t *testing.T) {
 			return nil, gone
 		}
 		return append(dst, items[i]...), nil
-	})
+	}, nil)
 	require.NoError(t, err)
 	_, err = sl.WriteTo(&bytes.Buffer{})
 	assert.ErrorIs(t, err, gone)
@@ -120,8 +120,60 @@ func TestStreamingListErrors(t *testing.T) {
 	sl, err = s.NewStreamingList("v1", "ConfigMapList", []byte(`{}`), 1, func(_ int, dst []byte) ([]byte, error) {
 		calls++
 		return fmt.Appendf(dst, `{"metadata":{"name":%q}}`, strings.Repeat("n", calls)), nil
-	})
+	}, nil)
 	require.NoError(t, err)
 	_, err = sl.WriteTo(&bytes.Buffer{})
 	assert.ErrorContains(t, err, "sized")
+}
+
+// mapCache is an ItemCache that keeps every item it is offered, or none.
+type mapCache struct {
+	keep  bool
+	items map[int][]byte
+}
+
+func (c *mapCache) Load(i int) ([]byte, bool) { pb, ok := c.items[i]; return pb, ok }
+func (c *mapCache) Store(i int, pb []byte) {
+	if c.keep {
+		c.items[i] = bytes.Clone(pb)
+	}
+}
+
+// With a cache that keeps what it is offered, each item is transcoded
+// once, in the first pass, and a second list of the same items transcodes
+// none; with one that keeps nothing, twice, as without a cache. The bytes
+// are the same every time.
+func TestStreamingListWithACache(t *testing.T) {
+	s := protobuf.Default()
+	const n = 500
+	items := make([]json.RawMessage, n)
+	for i := range items {
+		items[i] = json.RawMessage(fmt.Sprintf(`{"metadata":{"name":"cm-%d","namespace":"ns"},"data":{"k":%q}}`, i, strings.Repeat("y", i%200)))
+	}
+	meta := json.RawMessage(`{"resourceVersion":"42"}`)
+	write := func(cache protobuf.ItemCache) (body []byte, asked int) {
+		t.Helper()
+		counted := func(i int, dst []byte) ([]byte, error) { asked++; return append(dst, items[i]...), nil }
+		sl, err := s.NewStreamingList("v1", "ConfigMapList", meta, n, counted, cache)
+		require.NoError(t, err)
+		var out bytes.Buffer
+		_, err = sl.WriteTo(&out)
+		require.NoError(t, err)
+		assert.Equal(t, sl.Size(), out.Len())
+		return out.Bytes(), asked
+	}
+	want, asked := write(nil)
+	assert.Equal(t, 2*n, asked, "no cache: every item transcoded twice")
+
+	keeps := &mapCache{keep: true, items: map[int][]byte{}}
+	got, asked := write(keeps)
+	assert.Equal(t, want, got)
+	assert.Equal(t, n, asked, "each item transcoded once")
+	got, asked = write(keeps)
+	assert.Equal(t, want, got)
+	assert.Zero(t, asked, "a second list transcodes nothing")
+
+	got, asked = write(&mapCache{items: map[int][]byte{}})
+	assert.Equal(t, want, got)
+	assert.Equal(t, 2*n, asked, "a cache that keeps nothing: twice")
 }

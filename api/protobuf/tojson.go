@@ -7,10 +7,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"listwatch/api"
 )
 
 // Unmarshal converts the bytes of a protobuf message of apiVersion/kind (no
@@ -225,59 +226,10 @@ func isZero(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	return v.Int() == 0
 }
 
-// appendJSONString appends s as encoding/json writes it (HTML-safe: <, >
-// and & escaped, and U+2028 and U+2029), which is how kube-apiserver
-// writes strings. Each invalid UTF-8 byte becomes U+FFFD as a character,
-// not as encoding/json's "\ufffd" escape, so that the JSON reads back to
-// the same string.
+// appendJSONString appends s as a JSON string, as encoding/json writes it
+// (which is how kube-apiserver writes strings), except that each invalid
+// UTF-8 byte becomes U+FFFD as a character, not as encoding/json's
+// "\ufffd" escape (api.ReplaceInvalidUTF8).
 func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = utf8.AppendRune(dst, utf8.RuneError)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return api.AppendJSONString(dst, s, api.ReplaceInvalidUTF8)
 }
-
-const hexDigits = "0123456789abcdef"

@@ -25,6 +25,14 @@ type Handlers struct {
 	// protobufWatch is the Encoding of every protobuf watch; its frames
 	// are re-encoded once per event for all such watches.
 	protobufWatch *watchserver.Encoding
+	// metadataWatches are the Encodings of metadata-only watches, by
+	// metadata version and then JSON (false) or protobuf (true); their
+	// frames too are re-encoded once per event for all such watches.
+	metadataWatches map[string]map[bool]*watchserver.Encoding
+	// protobufItems are the protobuf encodings of listed objects, so a
+	// protobuf LIST transcodes each object once, not twice per LIST
+	// (negotiation/protobufcache.go); nil when turned off.
+	protobufItems *negotiation.ProtobufEncodings
 	// bigLists are the seats big LISTs take turns in (listseats.go).
 	bigLists *listSeats
 	// storeWatches numbers the watches of resources that are not
@@ -38,17 +46,46 @@ type Handlers struct {
 }
 
 // New returns the handlers of the resources in reg over st; watches are
-// served by ws.
-func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer) *Handlers {
+// served by ws. protobufCacheBytes bounds the protobuf encodings of listed
+// objects kept (0 or less: none).
+func New(st store.Interface, reg *registry.Registry, ws *watchserver.Server, tracer *narrate.Tracer, protobufCacheBytes int64) *Handlers {
 	frames := negotiation.NewProtobufWatchFrames(protobufFramesRemembered)
 	stopping, stop := context.WithCancel(context.Background())
 	return &Handlers{store: st, reg: reg, watch: ws, tracer: tracer, bigLists: newListSeats(),
 		stopping: stopping, stopStoreWatches: stop,
+		protobufItems:   negotiation.NewProtobufEncodings(protobufCacheBytes),
+		metadataWatches: metadataWatchEncodings(),
 		protobufWatch: &watchserver.Encoding{
 			ContentType: negotiation.ProtobufWatchContentType,
 			Binary:      true,
 			NewFrame:    func() func([]byte) []byte { return frames.Frame },
 		}}
+}
+
+// ProtobufCacheStats returns what the protobuf encodings of listed objects
+// hold and have done.
+func (h *Handlers) ProtobufCacheStats() negotiation.ProtobufCacheStats {
+	return h.protobufItems.Stats()
+}
+
+// metadataWatchEncodings returns the Encodings of metadata-only watches,
+// for each version of PartialObjectMetadata: the garbage collector's and
+// the quota controller's metadata informers ask for them, protobuf first.
+func metadataWatchEncodings() map[string]map[bool]*watchserver.Encoding {
+	encodings := map[string]map[bool]*watchserver.Encoding{}
+	for _, v := range []string{"meta.k8s.io/v1", "meta.k8s.io/v1beta1"} {
+		partial := negotiation.PartialWatchFrame(v)
+		asJSON := negotiation.NewSharedWatchFrames(protobufFramesRemembered, negotiation.DefaultSharedFrameBytes, partial)
+		asProtobuf := negotiation.NewSharedWatchFrames(protobufFramesRemembered, negotiation.DefaultSharedFrameBytes,
+			func(f []byte) []byte { return negotiation.ProtobufWatchFrame(partial(f)) })
+		encodings[v] = map[bool]*watchserver.Encoding{
+			false: {ContentType: negotiation.JSONContentType,
+				NewFrame: func() func([]byte) []byte { return asJSON.Frame }},
+			true: {ContentType: negotiation.ProtobufWatchContentType, Binary: true,
+				NewFrame: func() func([]byte) []byte { return asProtobuf.Frame }},
+		}
+	}
+	return encodings
 }
 
 // StopStoreWatches ends, cleanly, every watch of a resource that is not

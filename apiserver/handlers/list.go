@@ -82,7 +82,7 @@ func (h *Handlers) serveList(w http.ResponseWriter, r *http.Request, ri RequestI
 		negotiation.WriteJSON(w, r, http.StatusOK, res.ToTable(lr.items, lr.meta, out.Table, out.TableInclude, time.Now()))
 		return
 	}
-	negotiation.WriteList(w, r, res.ListKind, res.APIVersion(), lr.meta, lr.items)
+	negotiation.WriteList(w, r, res.ListKind, res.APIVersion(), lr.meta, lr.items, h.protobufItems)
 }
 
 // list reads the collection from the store or the watch cache, following

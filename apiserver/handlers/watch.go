@@ -86,7 +86,11 @@ func (h *Handlers) watchEncoding(res *registry.Resource, out negotiation.Output)
 	switch {
 	case out.Metadata != "":
 		// The garbage collector's metadata informers: each event's
-		// object reduced to its metadata, then protobuf if asked.
+		// object reduced to its metadata, then protobuf if asked, once
+		// per event for all such watches.
+		if enc := h.metadataWatches[out.MetadataVersion][out.Protobuf]; enc != nil {
+			return enc
+		}
 		partial := negotiation.PartialWatchFrame(out.MetadataVersion)
 		if out.Protobuf {
 			return &watchserver.Encoding{ContentType: negotiation.ProtobufWatchContentType, Binary: true,

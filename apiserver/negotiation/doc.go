@@ -14,7 +14,11 @@
 //	body ──► DecodeObject ──► handler ──► store ──► WriteObject / WriteError ──► client
 //
 // Files: responses.go (Accept negotiation, writers, errors to Statuses),
-// decode.go (JSON bodies), protobuf.go (protobuf bodies and responses).
+// decode.go (JSON bodies), protobuf.go (protobuf bodies and responses),
+// liststream.go (LISTs written item by item). protobufcache.go is our own
+// machinery, saying what Kubernetes does instead (cachingObject): the
+// protobuf encodings of listed objects, kept within a byte budget so a
+// protobuf LIST transcodes an object once and not twice per LIST.
 //
 // What it mirrors in Kubernetes: k8s.io/apiserver/pkg/endpoints/handlers/
 // negotiation and responsewriters (writers.go, status.go), and

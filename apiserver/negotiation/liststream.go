@@ -16,11 +16,11 @@ import (
 // byte for byte what WriteJSON would send, without a Content-Length. A
 // pretty (indented) answer, for curl and browsers, is still built whole.
 // A client that prefers protobuf gets it streamed item by item too
-// (writeProtobufList). If the client goes away the encoding stops at the
-// next item.
-func WriteList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object) {
+// (writeProtobufList), its items' encodings remembered in enc (which may
+// be nil). If the client goes away the encoding stops at the next item.
+func WriteList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object, enc *ProtobufEncodings) {
 	if out, err := NegotiateOutput(r); err == nil && out.Protobuf && protobuf.Default().Knows(apiVersion, kind) {
-		writeProtobufList(w, r, kind, apiVersion, meta, items)
+		writeProtobufList(w, r, kind, apiVersion, meta, items, enc)
 		return
 	}
 	// A pretty answer, for curl and browsers, is built whole.
@@ -49,12 +49,13 @@ func WriteList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, 
 }
 
 // writeProtobufList streams a protobuf LIST as kube-apiserver 1.37 does
-// (protobuf.StreamingList): every item is transcoded once to learn its
-// size, since the envelope starts with the length of the whole list, and
-// again as it is written. An item that does not fit its kind's schema is
-// found in the first pass, before anything is written, and answered with
-// the 500 WriteJSON gives for a whole body.
-func writeProtobufList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object) {
+// (protobuf.StreamingList): the envelope starts with the length of the
+// whole list, so every item's size is learnt first, from enc or by
+// transcoding it (enc then keeps the encoding if its budget allows), and
+// then it is written, from enc or transcoded again. An item that does not
+// fit its kind's schema is found in the first pass, before anything is
+// written, and answered with the 500 WriteJSON gives for a whole body.
+func writeProtobufList(w http.ResponseWriter, r *http.Request, kind, apiVersion string, meta api.ListMeta, items []*api.Object, enc *ProtobufEncodings) {
 	itemJSON := func(i int, dst []byte) ([]byte, error) {
 		if err := r.Context().Err(); err != nil {
 			return nil, err // the client is gone: no one reads the rest
@@ -63,7 +64,11 @@ func writeProtobufList(w http.ResponseWriter, r *http.Request, kind, apiVersion 
 		item.Kind, item.APIVersion = "", ""
 		return item.AppendJSON(dst), nil
 	}
-	l, err := protobuf.Default().NewStreamingList(apiVersion, kind, MustJSON(meta), len(items), itemJSON)
+	var cache protobuf.ItemCache
+	if enc != nil {
+		cache = listItemCache{c: enc, items: items, apiVersion: apiVersion, kind: kind}
+	}
+	l, err := protobuf.Default().NewStreamingList(apiVersion, kind, MustJSON(meta), len(items), itemJSON, cache)
 	if r.Context().Err() != nil {
 		return
 	}

@@ -41,7 +41,7 @@ func TestWriteListIsWhatWriteJSONWouldSend(t *testing.T) {
 		r.Header.Set("User-Agent", c.ua)
 		r.Header.Set("Accept", c.accept)
 		streamed := httptest.NewRecorder()
-		WriteList(streamed, r, "ConfigMapList", "v1", meta, items)
+		WriteList(streamed, r, "ConfigMapList", "v1", meta, items, nil)
 
 		l := api.List{Kind: "ConfigMapList", APIVersion: "v1", Metadata: meta}
 		for _, o := range items {
@@ -75,7 +75,7 @@ func TestWriteListAllocatesAboutOneBuffer(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items)
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items, nil)
 	runtime.ReadMemStats(&after)
 	allocated := after.TotalAlloc - before.TotalAlloc
 	require.Greater(t, w.n, 20<<20)
@@ -87,7 +87,7 @@ func BenchmarkWriteList(b *testing.B) {
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		WriteList(&discard{h: http.Header{}}, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items)
+		WriteList(&discard{h: http.Header{}}, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items, nil)
 	}
 }
 
@@ -98,7 +98,7 @@ func TestWriteListStopsWhenTheClientIsGone(t *testing.T) {
 	cancel()
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx)
 	w := &discard{h: http.Header{}}
-	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items, nil)
 	assert.Zero(t, w.n, "nothing encoded for a client that is gone")
 }
 
@@ -112,7 +112,7 @@ func TestWriteListProtobufItemThatDoesNotFit(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil)
 	r.Header.Set("Accept", ProtobufContentType)
 	w := httptest.NewRecorder()
-	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items, nil)
 	assert.Equal(t, http.StatusInternalServerError, w.Code)
 	assert.Equal(t, ProtobufContentType, w.Header().Get("Content-Type"))
 	js, err := ProtobufToJSON(w.Body.Bytes(), "v1", "Status")
@@ -129,7 +129,7 @@ func TestWriteListProtobufStopsWhenTheClientIsGone(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx)
 	r.Header.Set("Accept", ProtobufContentType)
 	w := &discard{h: http.Header{}}
-	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items)
+	WriteList(w, r, "ConfigMapList", "v1", api.ListMeta{}, items, nil)
 	assert.Zero(t, w.n, "nothing encoded for a client that is gone")
 }
 
@@ -139,6 +139,6 @@ func BenchmarkWriteListProtobuf(b *testing.B) {
 	r.Header.Set("Accept", ProtobufContentType)
 	b.ReportAllocs()
 	for b.Loop() {
-		WriteList(&discard{h: http.Header{}}, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items)
+		WriteList(&discard{h: http.Header{}}, r, "ConfigMapList", "v1", api.ListMeta{ResourceVersion: "9"}, items, nil)
 	}
 }

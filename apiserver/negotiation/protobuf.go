@@ -172,35 +172,68 @@ func ProtobufWatchFrame(jsonFrame []byte) []byte {
 	return s.AppendWatchFrame(nil, ev.Type, obj)
 }
 
-// ProtobufWatchFrames re-encodes JSON watch frames as protobuf frames,
-// remembering the last few: the watch cache encodes each event once and
-// hands the same frame to every watcher, so with a thousand protobuf
-// watches on a resource the transcoding is done once per event, not a
-// thousand times. It is safe for concurrent use.
-type ProtobufWatchFrames struct {
-	mu   sync.Mutex
-	done map[*byte]protobufFrame
-	ring []*byte // keys in insertion order, for eviction
-	next int
+// SharedWatchFrames re-encodes JSON watch frames in another form (protobuf,
+// metadata only, or both), remembering the last few: the watch cache
+// encodes each event once and hands the same frame to every watcher, so
+// with a thousand such watches on a resource the re-encoding is done once
+// per event, not a thousand times. This is what kube-apiserver 1.37.2 does
+// with cachingObject (k8s.io/apiserver v0.37.2
+// pkg/storage/cacher/caching_object.go), which keeps an event's object's
+// serializations per encoder identifier while the event is dispatched; the
+// watch encoders (pkg/endpoints/handlers/response.go, watchEncoder and
+// watchEmbeddedEncoder) name the identifier after the format and, for a
+// metadata-only watch, the target kind. Ours are kept by frame instead,
+// the last ones made, within a count and a byte budget
+// (negotiation/protobufcache.go says how LISTs differ). It is safe for
+// concurrent use.
+type SharedWatchFrames struct {
+	encode   func([]byte) []byte
+	maxBytes int64
+
+	mu    sync.Mutex
+	done  map[*byte]sharedFrame
+	ring  []*byte // keys, oldest at head, for eviction
+	head  int
+	n     int
+	bytes int64
 }
 
-// protobufFrame is a remembered frame. The entry keeps the JSON frame
+// ProtobufWatchFrames is SharedWatchFrames re-encoding as protobuf.
+type ProtobufWatchFrames = SharedWatchFrames
+
+// sharedFrame is a remembered frame. The entry keeps the JSON frame
 // itself alive, so its address cannot be reused for another frame while
 // the entry exists: the pointer and length identify it.
-type protobufFrame struct {
+type sharedFrame struct {
 	json, out []byte
 }
 
-// NewProtobufWatchFrames remembers up to size frames.
+// cost is what a remembered frame holds: its JSON, which the watch cache's
+// ring may have let go, and the frame made from it.
+func (f sharedFrame) cost() int64 { return int64(len(f.json) + len(f.out)) }
+
+// DefaultSharedFrameBytes bounds the frames one SharedWatchFrames
+// remembers, in bytes.
+const DefaultSharedFrameBytes = 32 << 20
+
+// NewProtobufWatchFrames remembers up to size protobuf frames, and at most
+// DefaultSharedFrameBytes.
 func NewProtobufWatchFrames(size int) *ProtobufWatchFrames {
-	return &ProtobufWatchFrames{done: make(map[*byte]protobufFrame, size), ring: make([]*byte, size)}
+	return NewSharedWatchFrames(size, DefaultSharedFrameBytes, ProtobufWatchFrame)
 }
 
-// Frame returns ProtobufWatchFrame(jsonFrame), from memory when the same
-// shared frame was re-encoded before.
-func (p *ProtobufWatchFrames) Frame(jsonFrame []byte) []byte {
+// NewSharedWatchFrames remembers up to size frames made by encode from
+// JSON frames, and at most maxBytes of them and their JSON.
+func NewSharedWatchFrames(size int, maxBytes int64, encode func([]byte) []byte) *SharedWatchFrames {
+	return &SharedWatchFrames{encode: encode, maxBytes: maxBytes,
+		done: make(map[*byte]sharedFrame, size), ring: make([]*byte, size)}
+}
+
+// Frame returns encode(jsonFrame), from memory when the same shared frame
+// was re-encoded before.
+func (p *SharedWatchFrames) Frame(jsonFrame []byte) []byte {
 	if len(jsonFrame) == 0 {
-		return ProtobufWatchFrame(jsonFrame)
+		return p.encode(jsonFrame)
 	}
 	key := unsafe.SliceData(jsonFrame)
 	p.mu.Lock()
@@ -209,16 +242,34 @@ func (p *ProtobufWatchFrames) Frame(jsonFrame []byte) []byte {
 		return f.out
 	}
 	p.mu.Unlock()
-	out := ProtobufWatchFrame(jsonFrame)
+	out := p.encode(jsonFrame)
+	p.remember(key, sharedFrame{json: jsonFrame, out: out})
+	return out
+}
+
+// remember keeps f, forgetting the oldest frames while there are too many
+// or they hold too many bytes. A frame larger than the budget is not kept.
+func (p *SharedWatchFrames) remember(key *byte, f sharedFrame) {
+	if f.cost() > p.maxBytes || len(p.ring) == 0 {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.done[key]; !ok {
-		if old := p.ring[p.next]; old != nil {
-			delete(p.done, old)
-		}
-		p.ring[p.next] = key
-		p.next = (p.next + 1) % len(p.ring)
+	if old, ok := p.done[key]; ok { // made twice at once: keep the last
+		p.bytes += f.cost() - old.cost()
+		p.done[key] = f
+		return
 	}
-	p.done[key] = protobufFrame{json: jsonFrame, out: out}
-	return out
+	for p.n > 0 && (p.n == len(p.ring) || p.bytes+f.cost() > p.maxBytes) {
+		oldest := p.ring[p.head]
+		p.bytes -= p.done[oldest].cost()
+		delete(p.done, oldest)
+		p.ring[p.head] = nil
+		p.head = (p.head + 1) % len(p.ring)
+		p.n--
+	}
+	p.ring[(p.head+p.n)%len(p.ring)] = key
+	p.n++
+	p.bytes += f.cost()
+	p.done[key] = f
 }

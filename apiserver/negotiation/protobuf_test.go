@@ -374,3 +374,31 @@ func TestProtobufWatchFramesRemembers(t *testing.T) {
 	assert.Equal(t, first, later)
 	assert.NotSame(t, &first[0], &later[0], "a was forgotten")
 }
+
+// TestSharedWatchFramesByteBudget: frames are forgotten, oldest first,
+// once what is remembered would pass the byte budget; a frame larger than
+// the budget is made every time and never kept.
+func TestSharedWatchFramesByteBudget(t *testing.T) {
+	made := 0
+	double := func(f []byte) []byte { made++; return append(bytes.Clone(f), f...) }
+	frame := func(n int) []byte { return bytes.Repeat([]byte("x"), n) }
+	p := NewSharedWatchFrames(100, 90, double) // room for three frames of 10 bytes (30 each)
+	a, b, c, d := frame(10), frame(10), frame(10), frame(10)
+	for _, f := range [][]byte{a, b, c, a, b, c} {
+		p.Frame(f)
+	}
+	assert.Equal(t, 3, made, "three fit")
+	p.Frame(d)
+	assert.Equal(t, 4, made)
+	assert.Equal(t, int64(90), p.bytes)
+	p.Frame(b)
+	assert.Equal(t, 4, made, "b is still there")
+	p.Frame(a)
+	assert.Equal(t, 5, made, "a, the oldest, was forgotten for d")
+
+	big := frame(50)
+	p.Frame(big)
+	p.Frame(big)
+	assert.Equal(t, 7, made, "too big to keep")
+	assert.LessOrEqual(t, p.bytes, int64(90))
+}

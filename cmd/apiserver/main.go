@@ -121,6 +121,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		fmt.Sprintf("events each watch cache keeps to replay to watches that resume from an older resourceVersion (0: the watch cache's default, %d); older ones get 410 Expired", cacher.DefaultHistorySize))
 	fs.Int64Var(&c.HistoryBytes, "history-bytes", 0,
 		"bytes of events each watch cache keeps, each charged twice its object (0: the watch cache's default, 64 MiB); older ones get 410 Expired")
+	fs.Int64Var(&c.ProtobufCacheBytes, "protobuf-cache-bytes", 0,
+		"bytes of listed objects' protobuf encodings kept, so that a protobuf LIST does not transcode them again (0: the default, 64 MiB; negative: none)")
 	fs.Int64Var(&c.StoreHistoryBytes, "store-history-bytes", 0,
 		"bytes of objects the store's history keeps (0: the store's default, 128 MiB); older revisions get 410 Expired")
 	fs.DurationVar(&c.CompactionInterval, "compaction-interval", apiserver.DefaultCompactionInterval,
