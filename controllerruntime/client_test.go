@@ -33,8 +33,7 @@ func TestClientOnOurServer(t *testing.T) {
 	env := &envtest.Environment{Config: cfg, UseExistingCluster: ptr.To(true),
 		CRDs:              []*apiextensionsv1.CustomResourceDefinition{crd},
 		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: safetyTimeout}} // as in TestOperatorOnOurServer
-	_, err = env.Start()
-	require.NoError(t, err)
+	startEnvtest(t, env)
 	t.Cleanup(func() { assert.NoError(t, env.Stop()) })
 	scheme, err := controllerruntime.NewScheme()
 	require.NoError(t, err)

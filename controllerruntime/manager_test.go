@@ -51,8 +51,7 @@ func TestOperatorOnOurServer(t *testing.T) {
 		CRDs:               []*apiextensionsv1.CustomResourceDefinition{crd},
 		CRDInstallOptions:  envtest.CRDInstallOptions{CleanUpAfterUse: true, MaxTime: safetyTimeout},
 	}
-	_, err = env.Start()
-	require.NoError(t, err, "envtest.Environment.Start against our apiserver")
+	startEnvtest(t, env)
 	t.Cleanup(func() { assert.NoError(t, env.Stop(), "envtest.Environment.Stop") })
 
 	scheme, err := controllerruntime.NewScheme()
