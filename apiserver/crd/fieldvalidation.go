@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"listwatch/api/protobuf"
 )
@@ -20,7 +21,12 @@ import (
 // (Strict), a Warning header (Warn, the default) or nothing (Ignore),
 // exactly as for a built-in kind (handlers/fieldvalidation.go). Before
 // them come the duplicate fields the strict JSON decoder finds
-// (`duplicate field "spec.cronSpec"`; the last one wins).
+// (`duplicate field "spec.cronSpec"`; the last one wins). After them come
+// the unknown fields of the metadata of embedded objects (a schema's
+// x-kubernetes-embedded-resource), which pruning leaves alone, together
+// with their apiVersion and kind, and which are then read as ObjectMeta
+// (schema/objectmeta/coerce.go, CoerceWithOptions), sorted:
+// `unknown field "spec.template.metadata.foo"`.
 
 // pruner returns the resource's Prune: schema is the storage version's.
 func pruner(schema *Schema) func(js []byte) (protobuf.Conformed, error) {
@@ -46,6 +52,14 @@ func pruner(schema *Schema) func(js []byte) (protobuf.Conformed, error) {
 			strict = append(strict, unknown...)
 		}
 		for _, p := range pruneObject(schema, obj) {
+			strict = append(strict, "unknown field "+strconv.Quote(p))
+		}
+		embedded, err := coerceEmbedded(schema, obj, "")
+		if err != nil {
+			return protobuf.Conformed{}, err
+		}
+		slices.Sort(embedded)
+		for _, p := range embedded {
 			strict = append(strict, "unknown field "+strconv.Quote(p))
 		}
 		out, err := json.Marshal(obj)
@@ -80,6 +94,60 @@ func pruneObject(schema *Schema, obj map[string]any) []string {
 	}
 	slices.Sort(pruned)
 	return pruned
+}
+
+// embeddedMetaFields are the members of an embedded object that pruning
+// leaves alone (pruning/algorithm.go, metaFields).
+var embeddedMetaFields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
+
+// coerceEmbedded finds the embedded objects in v (at path), following the
+// schema's declared properties, maps and lists, conforms the metadata of
+// each to ObjectMeta in place and returns the paths of the unknown fields
+// it dropped there.
+func coerceEmbedded(s *Schema, v any, path string) ([]string, error) {
+	var unknown []string
+	switch x := v.(type) {
+	case map[string]any:
+		if meta, ok := x["metadata"]; ok && s.EmbeddedResource {
+			pruned, strict, err := conformMetadata(meta)
+			if err != nil {
+				return nil, err
+			}
+			x["metadata"] = pruned
+			for _, e := range strict {
+				// `unknown field "metadata.foo"`, from the object's root
+				if p, ok := strings.CutPrefix(e, `unknown field "`); ok {
+					unknown = append(unknown, join(path, strings.TrimSuffix(p, `"`)))
+				}
+			}
+		}
+		for _, k := range sortedKeys(x) {
+			sub, sp := s.Properties[k], join(path, k)
+			if sub == nil && s.AdditionalProperties != nil {
+				sub, sp = s.AdditionalProperties, path+"["+k+"]"
+			}
+			if sub == nil || (s.EmbeddedResource && k == "metadata") {
+				continue
+			}
+			u, err := coerceEmbedded(sub, x[k], sp)
+			if err != nil {
+				return nil, err
+			}
+			unknown = append(unknown, u...)
+		}
+	case []any:
+		if s.Items == nil {
+			return nil, nil
+		}
+		for i := range x {
+			u, err := coerceEmbedded(s.Items, x[i], fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			unknown = append(unknown, u...)
+		}
+	}
+	return unknown, nil
 }
 
 // conformMetadata checks a custom resource's metadata as the ObjectMeta it

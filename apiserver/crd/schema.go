@@ -12,7 +12,7 @@ import (
 
 // Schema is the structural subset of OpenAPI v3 a CRD version declares
 // (spec.versions[].schema.openAPIV3Schema): types, properties, items,
-// required fields, defaults, and the two Kubernetes extensions that
+// required fields, defaults, and the three Kubernetes extensions that
 // matter for pruning. It is apiextensions' structural schema (pkg/apiserver/schema).
 type Schema struct {
 	Type                 string             `json:"type,omitempty"`
@@ -26,6 +26,10 @@ type Schema struct {
 	PreserveUnknownFields bool `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
 	// IntOrString accepts an integer or a string.
 	IntOrString bool `json:"x-kubernetes-int-or-string,omitempty"`
+	// EmbeddedResource makes the object a Kubernetes object of its own:
+	// its apiVersion, kind and metadata are never pruned, and its
+	// metadata is an ObjectMeta (fieldvalidation.go).
+	EmbeddedResource bool `json:"x-kubernetes-embedded-resource,omitempty"`
 	// Default is the value an object lacking the field gets
 	// (defaulting.go).
 	Default json.RawMessage `json:"default,omitempty"`
@@ -158,6 +162,9 @@ func (s *Schema) validate(path string, v any) (any, []api.StatusCause, []string)
 			}
 		}
 		for _, k := range sortedKeys(x) {
+			if s.EmbeddedResource && embeddedMetaFields[k] {
+				continue // coerced, not pruned (fieldvalidation.go)
+			}
 			sub := s.Properties[k]
 			if sub == nil {
 				sub = s.AdditionalProperties

@@ -2,7 +2,10 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"listwatch/api"
@@ -22,31 +25,105 @@ import (
 // does not exist creates it: 201. Kubernetes: handlers/patch.go
 // applyPatcher and k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager.
 
-// applyFunc reads the apply request: its manager, force and configuration.
-func (h *Handlers) applyFunc(r *http.Request, ri RequestInfo, body []byte) (func([]byte) ([]byte, error), []byte, patch.ApplyRequest, error) {
+// applyCall is one apply, read from its request.
+type applyCall struct {
+	res       *registry.Resource
+	req       patch.ApplyRequest
+	applied   []byte   // the configuration, as a JSON object
+	repeated  []string // the keys it gives twice (patch.ParseApplied)
+	directive string   // ?fieldValidation
+}
+
+// readApply reads the apply request: its manager, force and configuration.
+func (h *Handlers) readApply(r *http.Request, ri RequestInfo, body []byte, directive string) (*applyCall, error) {
 	q := r.URL.Query()
 	res := ri.Entry.Resource
-	req := patch.ApplyRequest{Manager: q.Get("fieldManager"), APIVersion: res.APIVersion(), Subresource: ri.Subresource,
-		Now: time.Now(), Schema: h.schemas.schemaOf(res)}
-	if req.Manager == "" {
-		return nil, nil, req, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "PatchOptions"}, "", []api.StatusCause{
+	a := &applyCall{res: res, directive: directive, req: patch.ApplyRequest{Manager: q.Get("fieldManager"),
+		APIVersion: res.APIVersion(), Subresource: ri.Subresource, Now: time.Now(), Schema: h.schemas.schemaOf(res)}}
+	if a.req.Manager == "" {
+		return nil, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "PatchOptions"}, "", []api.StatusCause{
 			api.FieldRequired("fieldManager", "is required for apply patch")})
 	}
-	req.Force, _ = queryBool(q, "force")
-	applied, err := patch.ParseApplied(body)
-	if err != nil {
-		return nil, nil, req, err
+	a.req.Force, _ = queryBool(q, "force")
+	var err error
+	if a.applied, a.repeated, err = patch.ParseApplied(body); err != nil {
+		return nil, err
 	}
-	req.Ignored = resetFields(res, ri.Subresource, applied)
-	return func(live []byte) ([]byte, error) { return patch.Apply(live, applied, req) }, applied, req, nil
+	a.req.Ignored = resetFields(res, ri.Subresource, a.applied)
+	return a, nil
+}
+
+// apply applies the configuration to live (nil: there is no object yet),
+// in kube-apiserver 1.37's order (handlers/patch.go
+// applyPatchToCurrentObject): the field manager checks the
+// configuration's version and fields, then merges; only then are
+// repeated keys refused, under fieldValidation=Strict.
+func (a *applyCall) apply(live []byte) ([]byte, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	out, err := patch.Apply(live, a.applied, a.req)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.repeated) > 0 && a.directive == fieldValidationStrict {
+		return nil, patch.StrictApplyError(a.repeated)
+	}
+	return out, nil
+}
+
+// warnings are the Warning headers an apply that worked sends: each
+// repeated key under fieldValidation=Warn.
+func (a *applyCall) warnings() []string {
+	if a.directive == fieldValidationWarn {
+		return a.repeated
+	}
+	return nil
+}
+
+// check is what the field manager checks before it merges: the
+// configuration must be of the endpoint's group, version and kind (400,
+// util/managedfields/internal/versioncheck.go), and a custom resource's
+// may only name the fields its schema declares (a 500, as the real server
+// answers it: structuredmerge.go Apply, patch/undeclared.go).
+func (a *applyCall) check() error {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(a.applied, &head) // a member of the wrong type reads as empty
+	group, version := "", head.APIVersion
+	if i := strings.Index(version, "/"); i >= 0 {
+		group, version = version[:i], version[i+1:]
+	}
+	if strings.Contains(version, "/") {
+		group, version = "", "" // schema.ParseGroupVersion fails: no group, no version
+	}
+	gvk := fmt.Sprintf("%s/%s, Kind=%s", group, version, head.Kind)
+	if group != a.res.Group || version != a.res.Version || head.Kind != a.res.Kind {
+		return api.NewBadRequest("invalid object type: " + gvk)
+	}
+	if !a.res.IsCustom() {
+		return nil
+	}
+	if errs := a.req.Schema.Undeclared(a.applied); len(errs) > 0 {
+		obj := fmt.Sprintf("%s/%s; %s", head.Metadata.Namespace, head.Metadata.Name, gvk)
+		return api.ErrorToStatus(errors.New(patch.UndeclaredError(obj, errs)))
+	}
+	return nil
 }
 
 // createByApply creates the object an apply names when there is none yet.
-func (h *Handlers) createByApply(w http.ResponseWriter, r *http.Request, ri RequestInfo, applied []byte, req patch.ApplyRequest, directive string) {
+func (h *Handlers) createByApply(w http.ResponseWriter, r *http.Request, ri RequestInfo, a *applyCall) {
 	res := ri.Entry.Resource
-	built, err := patch.Apply(nil, applied, req)
+	built, err := a.apply(nil)
 	if err == nil {
-		built, err = conformBody(w, res, built, directive)
+		addWarnings(w, a.warnings())
+		built, err = conformBody(w, res, built, a.directive)
 	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
@@ -74,7 +151,7 @@ func (h *Handlers) createByApply(w http.ResponseWriter, r *http.Request, ri Requ
 		return
 	}
 	if h.tracer.Enabled() {
-		h.tracer.Printf(narrate.HTTP, "APPLY %s %s (created by %s) → rv %s", res.Name, created.Key(), req.Manager, created.Metadata.ResourceVersion)
+		h.tracer.Printf(narrate.HTTP, "APPLY %s %s (created by %s) → rv %s", res.Name, created.Key(), a.req.Manager, created.Metadata.ResourceVersion)
 	}
 	negotiation.WriteObject(w, r, http.StatusCreated, negotiation.WithKind(res, created))
 }

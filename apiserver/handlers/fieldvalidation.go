@@ -26,6 +26,10 @@ import (
 // cannot be handled as a ConfigMap: json: cannot unmarshal ..." for create
 // and update, 422 Invalid on field "patch" for every patch type, as
 // kube-apiserver's patchers say it.
+//
+// Server-side apply has rules of its own (apply.go): a custom resource's
+// undeclared field fails whatever the directive, and the directive
+// governs the keys its YAML repeats.
 
 // The fieldValidation directives.
 const (

@@ -30,11 +30,12 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 	patchType, isApply, directive := pr.patchType, pr.isApply, pr.directive
 	var warnings []string
 	var apply func([]byte) ([]byte, error)
-	var applied []byte
-	var applyReq patch.ApplyRequest
+	var ac *applyCall
 	var err error
 	if isApply {
-		apply, applied, applyReq, err = h.applyFunc(r, ri, pr.body) // apply.go
+		if ac, err = h.readApply(r, ri, pr.body, directive); err == nil { // apply.go
+			apply = ac.apply
+		}
 	} else {
 		apply, err = patch.Func(patchType, pr.body, directive != fieldValidationIgnore)
 	}
@@ -71,12 +72,15 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		return next, err
 	})
 	if isApply && api.IsNotFound(err) && ri.Subresource == "" {
-		h.createByApply(w, r, ri, applied, applyReq, directive)
+		h.createByApply(w, r, ri, ac)
 		return
 	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
 		return
+	}
+	if isApply {
+		addWarnings(w, ac.warnings())
 	}
 	addWarnings(w, warnings)
 	if h.tracer.Enabled() {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"listwatch/api"
 )
 
@@ -62,23 +60,6 @@ type ApplyRequest struct {
 	// applying to an object with a status subresource, everything but
 	// status when applying to /status. They are neither merged nor owned.
 	Ignored []string
-}
-
-// ParseApplied reads an applied configuration: YAML (of which JSON is a
-// subset, and kubectl apply --server-side sends JSON) into a JSON object.
-func ParseApplied(body []byte) ([]byte, error) {
-	var v any
-	if err := yaml.Unmarshal(body, &v); err != nil {
-		return nil, api.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, api.NewBadRequest("error decoding YAML: the applied configuration must be an object")
-	}
-	js, err := json.Marshal(v)
-	if err != nil {
-		return nil, api.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-	}
-	return js, nil
 }
 
 // Apply applies the configuration applied (JSON, from ParseApplied) to the

@@ -17,7 +17,7 @@ func TestApplyOwnershipAndConflicts(t *testing.T) {
 		return ApplyRequest{Manager: m, APIVersion: "v1", Force: force, Now: now}
 	}
 	cfg := func(y string) []byte {
-		js, err := ParseApplied([]byte(y))
+		js, _, err := ParseApplied([]byte(y))
 		require.NoError(t, err)
 		return js
 	}
@@ -53,7 +53,7 @@ func TestApplyOwnershipAndConflicts(t *testing.T) {
 
 func TestParseAppliedRefusesNonObjects(t *testing.T) {
 	for _, body := range []string{"- a\n- b\n", "3", "{a: [unclosed", "a: .inf"} {
-		_, err := ParseApplied([]byte(body))
+		_, _, err := ParseApplied([]byte(body))
 		require.Error(t, err, body)
 		assert.True(t, api.IsBadRequest(err), "%s: %v", body, err)
 	}
@@ -67,7 +67,7 @@ func FuzzApply(f *testing.F) {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, body string, force bool) {
-		applied, err := ParseApplied([]byte(body))
+		applied, _, err := ParseApplied([]byte(body))
 		if err != nil {
 			require.True(t, api.IsBadRequest(err), "%v", err)
 			return

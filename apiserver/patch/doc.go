@@ -15,9 +15,10 @@
 // must decode into before it is applied), merge.go, json.go; then
 // server-side apply (application/apply-patch+yaml) and the field
 // ownership kept in metadata.managedFields, as k8s.io/apiserver's
-// fieldmanager and structured-merge-diff do them: apply.go (the steps of
-// an apply), schema.go (how a kind's lists merge, from its OpenAPI
-// schema), fieldset.go (sets of field paths, FieldsV1), tofieldset.go
+// fieldmanager and structured-merge-diff do them: applyyaml.go (reading
+// the configuration, and the keys it repeats), apply.go (the steps of
+// an apply), undeclared.go (the fields a schema does not declare),
+// schema.go (how a kind's lists merge, from its OpenAPI schema), fieldset.go (sets of field paths, FieldsV1), tofieldset.go
 // (the fields a configuration claims), applymerge.go (merging it in,
 // removing what its manager gave up), compare.go (what a write changed),
 // managers.go (the managedFields entries, conflicts) and update.go (the
