@@ -64,11 +64,15 @@ func TestPodFieldSelectors(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.createNamespace("fixtures2")
 	ts.do(req{method: "POST", path: pods2, body: podJSON("on-a", "node-a")}).mustCode(t, http.StatusCreated)
-	ts.do(req{method: "POST", path: pods2, body: podJSON("on-b", "node-b")}).mustCode(t, http.StatusCreated)
+	onB := ts.do(req{method: "POST", path: pods2, body: podJSON("on-b", "node-b")})
+	onB.mustCode(t, http.StatusCreated)
 	l := ts.get(pods2 + "?fieldSelector=spec.nodeName%3Dnode-a").list(t)
 	require.Len(t, l.Items, 1)
 	assert.Equal(t, "on-a", l.Items[0].Metadata.Name)
-	l = ts.get(pods2 + "?fieldSelector=spec.nodeName!%3Dnode-a,metadata.name%3Don-b&resourceVersion=0").list(t)
+	// From the watch cache, at least as new as on-b's creation: with
+	// resourceVersion=0 ("any") the cache may answer before it has seen
+	// on-b, as kube-apiserver's may, and a busy machine made it do so.
+	l = ts.get(pods2 + "?fieldSelector=spec.nodeName!%3Dnode-a,metadata.name%3Don-b&resourceVersion=" + onB.object(t).Metadata.ResourceVersion).list(t)
 	require.Len(t, l.Items, 1)
 	assert.Equal(t, "on-b", l.Items[0].Metadata.Name)
 

@@ -138,6 +138,11 @@ func TestLegacyWatchIsAWatchList(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.createNamespace("fixtures")
 	alpha := ts.createConfigMap("fixtures", "alpha", nil, nil)
+	// Neither watch waits for the cache to be fresh (in 1.37.2 only a
+	// watch with sendInitialEvents=true does: Cacher.Watch,
+	// waitUntilWatchCacheFreshAndForceAllEvents), so on a busy machine the
+	// cache might not have alpha yet. A consistent list does wait.
+	ts.get(cms).mustCode(t, http.StatusOK)
 	for _, tr := range []transport{chunked, websocketTransport} {
 		for _, rv := range []string{"", "&resourceVersion=0"} {
 			wc := ts.watch(tr, cms+"?watch=1&allowWatchBookmarks=true&timeoutSeconds=600"+rv)
