@@ -168,7 +168,7 @@ func waitAnswers(ctx context.Context, t target) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
-		resp, err := t.exchange(ctx, t.requestBytes("GET", "/version", nil, ""), 10*time.Second, nil)
+		resp, err := t.exchange(ctx, t.requestBytes("GET", "/version", nil, ""), 10*time.Second, 0, nil)
 		if err == nil && strings.HasPrefix(resp.status, "200") {
 			return nil
 		}
@@ -182,7 +182,7 @@ func waitAnswers(ctx context.Context, t target) error {
 // compacts the store's history through now, which also expires every
 // older watch, the effect the reference gets from its restart.
 func (r *recorder) compactOurs(ctx context.Context) error {
-	resp, err := r.target.exchange(ctx, r.target.requestBytes("POST", "/faults/compact", nil, ""), time.Minute, nil)
+	resp, err := r.target.exchange(ctx, r.target.requestBytes("POST", "/faults/compact", nil, ""), time.Minute, 0, nil)
 	if err != nil {
 		return fmt.Errorf("compact ours: %w", err)
 	}

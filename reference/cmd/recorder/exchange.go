@@ -46,6 +46,7 @@ type response struct {
 	body       []byte  // the de-chunked body (for a WebSocket, the messages)
 	frames     []wsFrame
 	ended      string // how the body ended
+	events     int    // when > 0, a chunked body is read until it holds this many lines
 }
 
 // requestBytes writes a request as the recorder sends it: HTTP/1.1, the
@@ -83,16 +84,19 @@ func (t target) requestBytes(method, path string, headers map[string]string, bod
 }
 
 // exchange sends one request on a new TLS connection and reads the whole
-// response. A stream is read until the server ends it or maxWait passes;
-// while it is open, during runs (the writes a watch should see).
-func (t target) exchange(ctx context.Context, req []byte, maxWait time.Duration, during func() error) (*response, error) {
+// response. A stream is read until the server ends it, until it holds
+// events events (when events > 0: the ones during's writes make, so the
+// end of the recording waits for them, however slow the writes), or
+// until maxWait passes (a hang guard); while it is open, during runs (the
+// writes a watch should see).
+func (t target) exchange(ctx context.Context, req []byte, maxWait time.Duration, events int, during func() error) (*response, error) {
 	d := tls.Dialer{Config: t.tls}
 	conn, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", t.addr, err)
 	}
 	defer conn.Close()
-	r := &response{sent: time.Now()}
+	r := &response{sent: time.Now(), events: events}
 	if maxWait > 0 {
 		_ = conn.SetReadDeadline(r.sent.Add(maxWait))
 	}
@@ -198,6 +202,11 @@ func (r *response) readChunks(br *bufio.Reader) error {
 		}
 		r.chunks = append(r.chunks, chunk{at: at, data: data[:size]})
 		r.body = append(r.body, data[:size]...)
+		if r.events > 0 && bytes.Count(r.body, []byte("\n")) >= r.events {
+			r.ended = fmt.Sprintf("recorder stopped reading after the %d events expected, at %.3fs (stream still open)",
+				r.events, at.Seconds())
+			return nil
+		}
 	}
 }
 

@@ -73,7 +73,7 @@ func TestExchangeRecordsChunksAndRunsDuring(t *testing.T) {
 	tg := target{addr: u.Host, tls: &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}, token: "tok"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net only
 	defer cancel()
-	resp, err := tg.exchange(ctx, tg.requestBytes("GET", "/watch", nil, ""), time.Minute, func() error {
+	resp, err := tg.exchange(ctx, tg.requestBytes("GET", "/watch", nil, ""), time.Minute, 0, func() error {
 		close(release)
 		return nil
 	})
@@ -94,6 +94,40 @@ func TestExchangeRecordsChunksAndRunsDuring(t *testing.T) {
 	}
 	if strings.Count(string(resp.body), "\n") != 2 {
 		t.Errorf("body = %q, want both events", resp.body)
+	}
+}
+
+// A watch whose step says how many events its writes make is read until
+// they have all arrived, however late the writes are, and no longer: the
+// server here never ends the stream, and its second event waits for the
+// write that makes it.
+func TestExchangeReadsUntilTheExpectedEvents(t *testing.T) {
+	written := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintln(w, `{"type":"ADDED","object":{"metadata":{"name":"w1","resourceVersion":"7"}}}`)
+		w.(http.Flusher).Flush()
+		<-written
+		fmt.Fprintln(w, `{"type":"DELETED","object":{"metadata":{"name":"w1","resourceVersion":"8"}}}`)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // open until the recorder hangs up
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	tg := target{addr: u.Host, tls: &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}, token: "tok"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net only
+	defer cancel()
+	resp, err := tg.exchange(ctx, tg.requestBytes("GET", "/watch", nil, ""), time.Minute, 2, func() error {
+		close(written)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(resp.body), "\n") != 2 || !strings.HasPrefix(resp.ended, "recorder stopped reading after the 2 events expected") {
+		t.Errorf("body = %q, ended %q; want both events, then the recorder's end", resp.body, resp.ended)
 	}
 }
 

@@ -132,7 +132,7 @@ func (r *recorder) send(ctx context.Context, s step, path, body string) (*respon
 			closeAfter := time.Duration(s.CloseAfterSeconds * float64(time.Second))
 			resp, err = r.target.websocket(ctx, path, s.Headers, closeAfter, wait, during)
 		} else {
-			resp, err = r.target.exchange(ctx, r.target.requestBytes(s.Method, path, s.Headers, body), wait, during)
+			resp, err = r.target.exchange(ctx, r.target.requestBytes(s.Method, path, s.Headers, body), wait, s.Events, during)
 		}
 		if err != nil || s.done(resp) {
 			return resp, err

@@ -36,12 +36,18 @@ type step struct {
 	// and digest, as text appended to File, not the body.
 	HeadersOnly bool `json:"headersOnly,omitempty"`
 
-	// Stream marks a watch: the body is read until the server ends it or
-	// MaxSeconds pass, and During is sent while it is open, each step
-	// PauseSeconds (0.8 unless set) after the one before, as a person
-	// typing would.
-	Stream       bool    `json:"stream,omitempty"`
-	MaxSeconds   float64 `json:"maxSeconds,omitempty"`
+	// Stream marks a watch: the body is read until the server ends it,
+	// until it holds Events events when Events is set, or until
+	// MaxSeconds pass (a hang guard), and During is sent while it is
+	// open, each step PauseSeconds (0.8 unless set) after the one
+	// before, as a person typing would.
+	Stream     bool    `json:"stream,omitempty"`
+	MaxSeconds float64 `json:"maxSeconds,omitempty"`
+	// Events is how many events During's writes make: the recorder
+	// stops reading once they have all arrived, however long the writes
+	// take, instead of letting a server-side timeoutSeconds, counted
+	// from the watch's start, race with them.
+	Events       int     `json:"events,omitempty"`
 	During       []step  `json:"during,omitempty"`
 	PauseSeconds float64 `json:"pauseSeconds,omitempty"`
 
