@@ -75,7 +75,7 @@ func lists(ctx context.Context, t *target, c config, proc *procWatch) (report, e
 		codes := writeAll(ctx, t, coll, fill, func(i int) []byte { return randomConfigMap(run+"-"+strconv.Itoa(i), i, c.size) }, nil)
 		rep.addf("created: %v in %v", codes, time.Since(start).Round(time.Millisecond))
 	} else {
-		n, err := countObjects(ctx, t, coll)
+		n, _, err := countObjects(ctx, t, coll)
 		if err != nil {
 			return rep, err
 		}

@@ -46,6 +46,11 @@ import (
 //
 // Both read JSON (listwatch's client's default; client-go asks for
 // protobuf for built-in kinds) and ask for gzip as Go's transport does.
+//
+// The storm starts once the watch cache holds every object counted
+// (awaitWatchCache): a LIST at resourceVersion 0 gets what the cache holds
+// at that moment, and a cache still behind the writes that filled the
+// namespace would hand each informer fewer objects than were counted.
 
 // stormNamespace holds the storm's objects, apart from everything else.
 const stormNamespace = "sync-storm"
@@ -75,25 +80,42 @@ func storm(ctx context.Context, t *target, c config, proc *procWatch) (report, e
 		}
 		fill := c
 		fill.writes, fill.writers = c.objects, max(c.writers, 8)
-		start := time.Now()
+		begin := time.Now()
 		codes := writeAll(ctx, t, coll, fill, func(i int) []byte { return randomConfigMap(fmt.Sprintf("storm-%06d", i), i, c.size) }, nil)
-		rep.addf("created: %s ConfigMaps of %d B in %v", countsString(codes), c.size, time.Since(start).Round(time.Millisecond))
+		rep.addf("created: %s ConfigMaps of %d B in %v", countsString(codes), c.size, time.Since(begin).Round(time.Millisecond))
 	}
-	want, err := countObjects(ctx, t, coll)
+	want, rv, err := countObjects(ctx, t, coll)
 	if err != nil {
 		return rep, err
 	}
 	rep.addf("namespace %s holds %d ConfigMaps", stormNamespace, want)
+	start := time.Now()
+	if err := awaitWatchCache(ctx, t, coll, rv); err != nil {
+		return rep, err
+	}
+	rep.addf("the watch cache reached their resourceVersion %s in %v", rv, time.Since(start).Round(time.Millisecond))
 	rep.addf("load average before the storm: %s", loadAverage())
 	before := proc.mark()
 
 	results := runStorm(ctx, t, c, coll)
+	err = summarizeStorm(&rep, results, want)
+	rep.addf("load average after the storm: %s", loadAverage())
+	if before > 0 {
+		rep.addf("server RSS just before the storm: %.0f MiB (the peak below is the storm's)", float64(before)/(1<<20))
+	}
+	return rep, err
+}
 
+// summarizeStorm adds to rep what the informers saw, each informer that
+// did not sync with want objects by itself, and returns an error if any.
+// It runs once runStorm returned: every informer has stopped.
+func summarizeStorm(rep *report, results []stormResult, want int) error {
 	var synced []time.Duration
 	var wire int64
+	var wrong []string
 	failed, short, retried, failures := 0, 0, 0, 0
 	var firstErr error
-	for _, r := range results {
+	for i, r := range results {
 		wire += r.wire
 		failures += r.failures
 		if r.failures > 0 {
@@ -105,25 +127,40 @@ func storm(ctx context.Context, t *target, c config, proc *procWatch) (report, e
 		switch {
 		case r.synced == 0:
 			failed++
+			wrong = append(wrong, fmt.Sprintf("informer %d never synced (%d failed attempts)", i, r.failures))
 		case r.objects != want:
 			short++
+			wrong = append(wrong, fmt.Sprintf("informer %d synced after %v with %d objects (%s received)",
+				i, r.synced.Round(time.Millisecond), r.objects, bytesString(r.wire)))
 		default:
 			synced = append(synced, r.synced)
 		}
 	}
 	rep.addf("synced: %d of %d with every object (%d never synced, %d with a wrong count)",
-		len(synced), c.informers, failed, short)
+		len(synced), len(results), failed, short)
+	for _, w := range wrong {
+		rep.addf("  %s", w)
+	}
 	rep.addf("failed attempts, each retried after a backoff: %d, by %d informers (first: %v)", failures, retried, firstErr)
 	rep.addf("time to sync, from the start of the storm: %s", durationsSummary(synced))
-	rep.addf("bytes on the wire: %.1f MiB, %.2f MiB per informer", float64(wire)/(1<<20), float64(wire)/(1<<20)/float64(c.informers))
-	rep.addf("load average after the storm: %s", loadAverage())
-	if before > 0 {
-		rep.addf("server RSS just before the storm: %.0f MiB (the peak below is the storm's)", float64(before)/(1<<20))
-	}
+	rep.addf("bytes on the wire: %s, %s per informer", bytesString(wire), bytesString(wire/int64(max(len(results), 1))))
 	if failed+short > 0 {
-		return rep, fmt.Errorf("%d of %d informers did not sync with %d objects", failed+short, c.informers, want)
+		return fmt.Errorf("%d of %d informers did not sync with %d objects", failed+short, len(results), want)
 	}
-	return rep, nil
+	return nil
+}
+
+// bytesString is n in MiB with one decimal, or in KiB or bytes when that
+// would round to nothing.
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d B", n)
+	}
 }
 
 // stormResult is what one informer of the storm saw.

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -40,35 +42,84 @@ func randomConfigMap(name string, seed, size int) []byte {
 	return fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"d":"%s"}}`, name, data)
 }
 
-// countObjects is how many objects the collection holds now: a consistent
-// LIST of one item, plus the remainingItemCount the server gives with it.
-func countObjects(ctx context.Context, t *target, coll string) (int, error) {
+// countObjects is how many objects the collection holds now, and the
+// resourceVersion they were counted at: a consistent LIST of one item,
+// plus the remainingItemCount the server gives with it.
+func countObjects(ctx context.Context, t *target, coll string) (int, string, error) {
 	client := t.client(nil)
 	defer client.CloseIdleConnections()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, coll+"?limit=1", nil)
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer resp.Body.Close()
 	var l struct {
 		Metadata struct {
+			ResourceVersion    string `json:"resourceVersion"`
 			RemainingItemCount *int64 `json:"remainingItemCount"`
 		} `json:"metadata"`
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil || resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("counting %s: %d %v", coll, resp.StatusCode, err)
+		return 0, "", fmt.Errorf("counting %s: %d %v", coll, resp.StatusCode, err)
 	}
 	n := len(l.Items)
 	if l.Metadata.RemainingItemCount != nil {
 		n += int(*l.Metadata.RemainingItemCount)
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("%s is empty: run with -fill", coll)
+		return 0, "", fmt.Errorf("%s is empty: run with -fill", coll)
 	}
-	return n, nil
+	return n, l.Metadata.ResourceVersion, nil
+}
+
+// nothingMatches is a label selector no storm object matches (a label key
+// none of them carries): a LIST with it answers an empty list, at the cost
+// of waiting for what the LIST must wait for, not of encoding every object.
+const nothingMatches = "listwatch-load-never-set"
+
+// awaitWatchCache returns once the server's watch cache of coll holds the
+// state at resourceVersion rv, the revision the objects were counted at.
+//
+// The storm's informers LIST at resourceVersion 0, which both servers
+// answer from the watch cache at once, with whatever it holds: a cache
+// still behind the writes just made gives every informer that lists
+// before it catches up fewer objects than were counted (a real informer
+// would then receive the rest as watch events). A LIST "not older than" rv
+// is the request that waits for the cache instead: kube-apiserver 1.37.2
+// never sends it to etcd (k8s.io/apiserver v0.37.2
+// pkg/storage/cacher/delegator/interface.go ShouldDelegateList) and its
+// cacher answers it once the cache has reached rv, or after 3 s with a 504
+// "Too large resource version" (watch_cache.go waitUntilFreshLocked, which
+// "accept[s] arbitrarily stale result" at resourceVersion 0 only),
+// as ours does (apiserver/cacher Cacher.List). A 504 or a 429 is retried
+// after the server's Retry-After, until ctx ends.
+func awaitWatchCache(ctx context.Context, t *target, coll, rv string) error {
+	client := t.client(nil)
+	defer client.CloseIdleConnections()
+	q := url.Values{"resourceVersion": {rv}, "resourceVersionMatch": {"NotOlderThan"}, "labelSelector": {nothingMatches}}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, coll+"?"+q.Encode(), nil)
+		req.Header.Set("Accept", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("waiting for the watch cache of %s to reach resourceVersion %s: %w", coll, rv, err)
+		}
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return nil
+		case http.StatusGatewayTimeout, http.StatusTooManyRequests:
+			if !sleep(ctx, retryAfter(resp)) {
+				return fmt.Errorf("waiting for the watch cache of %s to reach resourceVersion %s: %w", coll, rv, ctx.Err())
+			}
+		default:
+			return fmt.Errorf("waiting for the watch cache of %s to reach resourceVersion %s: %s: %s", coll, rv, resp.Status, msg)
+		}
+	}
 }
 
 // markCounter counts a mark in a stream fed to it in pieces, including
