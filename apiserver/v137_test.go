@@ -141,8 +141,10 @@ func TestLegacyWatchIsAWatchList(t *testing.T) {
 	// Neither watch waits for the cache to be fresh (in 1.37.2 only a
 	// watch with sendInitialEvents=true does: Cacher.Watch,
 	// waitUntilWatchCacheFreshAndForceAllEvents), so on a busy machine the
-	// cache might not have alpha yet. A consistent list does wait.
-	ts.get(cms).mustCode(t, http.StatusOK)
+	// cache might not have alpha yet. A list not older than alpha's
+	// revision waits until it has (ours serves a consistent list, with
+	// resourceVersion unset, from the store, so that one would not).
+	ts.get(cms + "?resourceVersion=" + alpha.Metadata.ResourceVersion).mustCode(t, http.StatusOK)
 	for _, tr := range []transport{chunked, websocketTransport} {
 		for _, rv := range []string{"", "&resourceVersion=0"} {
 			wc := ts.watch(tr, cms+"?watch=1&allowWatchBookmarks=true&timeoutSeconds=600"+rv)
