@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,12 @@ func TestMetrics(t *testing.T) {
 		wc.next() // both ADDED events were written to the watch
 	}
 	ts.get("/api/v1/namespaces/metrics/configmaps").mustCode(t, http.StatusOK)
+	// apiserver_resource_objects counts what each watch cache holds, and
+	// the namespaces cache is fed asynchronously: a list not older than
+	// the store's revision waits until it has the namespace created above
+	// (k8s.io/apiserver v0.37.2 pkg/storage/cacher/watch_cache.go,
+	// waitUntilFreshLocked).
+	ts.get("/api/v1/namespaces?resourceVersion="+strconv.FormatInt(ts.revision(), 10)).mustCode(t, http.StatusOK)
 	ts.get("/api/v1/namespaces/metrics/configmaps/one").mustCode(t, http.StatusOK)
 	ts.get("/api/v1/namespaces/metrics/configmaps/none").mustCode(t, http.StatusNotFound)
 

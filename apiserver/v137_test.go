@@ -144,7 +144,7 @@ func TestLegacyWatchIsAWatchList(t *testing.T) {
 	// cache might not have alpha yet. A list not older than alpha's
 	// revision waits until it has (ours serves a consistent list, with
 	// resourceVersion unset, from the store, so that one would not).
-	ts.get(cms + "?resourceVersion=" + alpha.Metadata.ResourceVersion).mustCode(t, http.StatusOK)
+	ts.get(cms+"?resourceVersion="+alpha.Metadata.ResourceVersion).mustCode(t, http.StatusOK)
 	for _, tr := range []transport{chunked, websocketTransport} {
 		for _, rv := range []string{"", "&resourceVersion=0"} {
 			wc := ts.watch(tr, cms+"?watch=1&allowWatchBookmarks=true&timeoutSeconds=600"+rv)

@@ -244,6 +244,11 @@ func TestListServesFromMemorySortedAndFiltered(t *testing.T) {
 	}
 	last := e.create("ns0", "z", nil, "")
 	e.delete("ns1", "b")
+	// List waits only until the cache is at minRV (last's revision), as
+	// kube-apiserver 1.37.2's watch cache does (k8s.io/apiserver v0.37.2
+	// pkg/storage/cacher/watch_cache.go, waitUntilFreshLocked): the
+	// delete, one revision later, may not be applied yet. Wait for it.
+	e.waitRev(rv(last) + 1)
 	objs, rev, err := e.c.List(context.Background(), rv(last), nil)
 	require.NoError(t, err)
 	assert.Equal(t, rv(last)+1, rev)

@@ -62,16 +62,19 @@ func run(p *demo.Printer, queueKind string, history int, trace bool) error {
 	defer stop()
 	p.Say("server", "our apiserver on %s; its watch cache keeps the last %d events", srv.URL(), history)
 
+	var last *api.Object
 	for _, name := range []string{"a", "b", "c"} {
-		if _, err := cms.Create(ctx, demo.ConfigMap(name, map[string]string{"v": "1"}, nil)); err != nil {
+		if last, err = cms.Create(ctx, demo.ConfigMap(name, map[string]string{"v": "1"}, nil)); err != nil {
 			return err
 		}
 	}
 	// The Reflector lists at resourceVersion "0", which the watch cache may
-	// answer as it is, a moment behind the store. A consistent list (no
-	// resourceVersion) first waits for the cache to reach the store's
-	// revision, so the three creates are in the list the Reflector gets.
-	if _, err := cms.List(ctx, api.ListOptions{}); err != nil {
+	// answer as it is, a moment behind the store. A list not older than
+	// the last create's resourceVersion first waits for the cache to reach
+	// it, so the three creates are in the list the Reflector gets. (Ours
+	// answers a consistent list, no resourceVersion, from the store: that
+	// one would not wait for the cache.)
+	if _, err := cms.List(ctx, api.ListOptions{ResourceVersion: last.Metadata.ResourceVersion}); err != nil {
 		return err
 	}
 	p.Say("setup", "created ConfigMaps a, b and c before the Reflector starts")
