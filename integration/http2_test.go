@@ -117,10 +117,18 @@ func TestHTTP2HundredWatchesShareOneConnection(t *testing.T) {
 // written meanwhile is lost. Without the health check nothing would end
 // these watches for half an hour (no IdleWatchTimeout, the server's
 // default watch timeout).
+//
+// The stall is deterministic (the server stops writing on the frozen
+// connection), so the only timeout here is the health check's own:
+// PingTimeout is long enough that a busy machine answering a PING late on
+// a healthy connection does not trip it, only the frozen connection does.
+// The server lets go of the stalled watches only after the client has
+// closed their connection, at its own pace, so the test waits for that
+// before it reads where the watches are.
 func TestHTTP2HealthCheckRecoversStalledWatches(t *testing.T) {
 	t.Cleanup(leakcheck.Check(t))
 	srv := startServer(t, apiserver.Config{SelfSignedTLS: true})
-	const readIdle, pingTimeout = 300 * time.Millisecond, 300 * time.Millisecond
+	const readIdle, pingTimeout = 300 * time.Millisecond, 4 * time.Second
 	c := newHTTP2Client(t, srv, client.Config{HTTP2ReadIdleTimeout: readIdle, HTTP2PingTimeout: pingTimeout})
 	cms := c.Resource(configMaps).Namespace("default")
 	ctx := testContext(t)
@@ -158,7 +166,7 @@ func TestHTTP2HealthCheckRecoversStalledWatches(t *testing.T) {
 	require.Len(t, before, 1)
 
 	stalled := time.Now()
-	srv.Faults().StallWatches() // freezes both clients' connections: the writer's carries no watch
+	srv.Faults().StallWatches() // freezes the watches' connection; the writer's carries no watch and is not frozen
 	// Written while the watches' connection is frozen.
 	for range 5 {
 		_, ok := wr.step("default")
@@ -169,7 +177,21 @@ func TestHTTP2HealthCheckRecoversStalledWatches(t *testing.T) {
 	t.Logf("stalled HTTP/2 connection found and every watch resumed %v after the stall (ReadIdleTimeout %v + PingTimeout %v)",
 		recovered.Round(time.Millisecond), readIdle, pingTimeout)
 
+	// The informers caught up, so the client has closed the frozen
+	// connection; the server unregisters its watches once their handlers
+	// see the client gone, which may come later on a busy machine.
+	onStalled := func(v serverView) int {
+		conns, _ := connectionsOf(v, "configmaps")
+		n := 0
+		for id := range before {
+			n += conns[id]
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return onStalled(serverDebugView(t, srv)) == 0 }, waitLong, tick,
+		"the server let go of the watches of the stalled connection")
 	after, transports := connectionsOf(serverDebugView(t, srv), "configmaps")
+	require.NotEmpty(t, after, "the watches resumed")
 	for id := range after {
 		assert.NotContains(t, before, id, "the watches moved to a new connection")
 	}
