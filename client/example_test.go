@@ -13,8 +13,8 @@ import (
 )
 
 // A watch served from a recording of a real kube-apiserver
-// (watch-from-list-rv.jsonl: a ConfigMap created, patched twice, deleted,
-// then the server's timeoutSeconds=8 ends the response). The loop checks
+// (watch-from-list-rv.jsonl: a ConfigMap created, patched twice, deleted;
+// the stand-in server below then ends the response). The loop checks
 // the second value of every receive: when the server ends the watch the
 // channel closes, and that is the moment to watch again.
 func ExampleResourceClient_Watch() {
