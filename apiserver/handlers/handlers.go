@@ -75,8 +75,8 @@ func metadataWatchEncodings() map[string]map[bool]*watchserver.Encoding {
 	encodings := map[string]map[bool]*watchserver.Encoding{}
 	for _, v := range []string{"meta.k8s.io/v1", "meta.k8s.io/v1beta1"} {
 		partial := negotiation.PartialWatchFrame(v)
-		asJSON := negotiation.NewSharedWatchFrames(protobufFramesRemembered, negotiation.DefaultSharedFrameBytes, partial)
-		asProtobuf := negotiation.NewSharedWatchFrames(protobufFramesRemembered, negotiation.DefaultSharedFrameBytes,
+		asJSON := negotiation.NewSharedWatchFrames(protobufFramesRemembered, metadataSharedFrameBytes, partial)
+		asProtobuf := negotiation.NewSharedWatchFrames(protobufFramesRemembered, metadataSharedFrameBytes,
 			func(f []byte) []byte { return negotiation.ProtobufWatchFrame(partial(f)) })
 		encodings[v] = map[bool]*watchserver.Encoding{
 			false: {ContentType: negotiation.JSONContentType,
@@ -92,6 +92,14 @@ func metadataWatchEncodings() map[string]map[bool]*watchserver.Encoding {
 // watch-cached, and refuses new ones: the server is stopping. (Stopping
 // the watch caches does the same for every other watch.)
 func (h *Handlers) StopStoreWatches() { h.stopStoreWatches() }
+
+// metadataSharedFrameBytes bounds each of the four metadata-only watch
+// encodings' remembered frames (two versions of PartialObjectMetadata, as
+// JSON and as protobuf), so that with the protobuf watches' 32 MiB
+// (negotiation.DefaultSharedFrameBytes) every shared frame together holds
+// at most 64 MiB. A remembered frame is charged its JSON frame too, and a
+// metadata frame is a small part of it.
+const metadataSharedFrameBytes = 8 << 20
 
 // protobufFramesRemembered is how many re-encoded watch frames are kept:
 // enough for a burst of events that every protobuf watch of a resource is

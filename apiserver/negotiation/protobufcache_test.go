@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,8 +108,12 @@ func TestProtobufEncodingsGoWithTheirObjects(t *testing.T) {
 	}()
 	require.Equal(t, int64(50), enc.Stats().Stored)
 	// Cleanups run in their own goroutine some time after a collection
-	// finds the objects unreachable: collect until they have run.
+	// finds the objects unreachable: collect until they have run. The
+	// hang guard turns an entry that keeps its object alive into a
+	// failure instead of go test's timeout.
+	guard := time.Now().Add(2 * time.Minute)
 	for enc.Stats().Bytes != 0 {
+		require.True(t, time.Now().Before(guard), "entries still hold %d bytes: something keeps their objects alive", enc.Stats().Bytes)
 		runtime.GC()
 		runtime.Gosched()
 	}

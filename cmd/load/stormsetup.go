@@ -62,8 +62,11 @@ func countObjects(ctx context.Context, t *target, coll string) (int, string, err
 		} `json:"metadata"`
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil || resp.StatusCode != http.StatusOK {
-		return 0, "", fmt.Errorf("counting %s: %d %v", coll, resp.StatusCode, err)
+	if resp.StatusCode != http.StatusOK {
+		return 0, "", fmt.Errorf("counting %s: the server answered %d", coll, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+		return 0, "", fmt.Errorf("counting %s: %w", coll, err)
 	}
 	n := len(l.Items)
 	if l.Metadata.RemainingItemCount != nil {

@@ -85,8 +85,9 @@ func (t target) requestBytes(method, path string, headers map[string]string, bod
 
 // exchange sends one request on a new TLS connection and reads the whole
 // response. A stream is read until the server ends it, until it holds
-// events events (when events > 0: the ones during's writes make, so the
-// end of the recording waits for them, however slow the writes), or
+// events events (when events > 0: lines of the body, the initial events
+// and the ones during's writes make, so the end of the recording waits
+// for them, however slow the writes), or
 // until maxWait passes (a hang guard); while it is open, during runs (the
 // writes a watch should see).
 func (t target) exchange(ctx context.Context, req []byte, maxWait time.Duration, events int, during func() error) (*response, error) {

@@ -43,7 +43,9 @@ type step struct {
 	// before, as a person typing would.
 	Stream     bool    `json:"stream,omitempty"`
 	MaxSeconds float64 `json:"maxSeconds,omitempty"`
-	// Events is how many events During's writes make: the recorder
+	// Events is how many events the stream holds when it is whole:
+	// every line of the body, the initial ones (synthetic ADDEDs, a
+	// bookmark) as well as those During's writes make. The recorder
 	// stops reading once they have all arrived, however long the writes
 	// take, instead of letting a server-side timeoutSeconds, counted
 	// from the watch's start, race with them.
