@@ -173,6 +173,39 @@ spec:
 	assert.Empty(t, ignore.header.Values("Warning"))
 }
 
+// A key written out after a merge key that gave it is a repeated key too:
+// goyaml.v2 decodes the merged map into the same map (go.yaml.in/yaml/v2
+// v2.4.4 decode.go, decoder.merge and decoder.setMapIndex), so Strict
+// refuses it, Warn warns and Ignore is silent, the explicit value winning
+// where the apply is taken. Unlike the answers above, these were not
+// recorded from a kube-apiserver but checked against the decoding it does,
+// k8s.io/apimachinery v0.37.2 pkg/util/yaml Unmarshal and UnmarshalStrict.
+func TestApplyRepeatedKeyAfterMerge(t *testing.T) {
+	ts := startServer(t, Config{})
+	ts.createCRD(t, fvEmosCRD, "fv.example.com/v1")
+	body := func(name string) string {
+		return "apiVersion: fv.example.com/v1\nkind: Emo\nmetadata:\n  name: " + name + "\nspec:\n" +
+			"  defaults: &defaults {foo: foo1, cronSpec: \"* * * * */5\"}\n  <<: *defaults\n  foo: foo2\n"
+	}
+	strict := ts.apply(fvEmos+"/mytest", "Strict", body("mytest"))
+	strict.mustCode(t, http.StatusBadRequest)
+	st := strict.status(t)
+	assert.Equal(t, api.ReasonBadRequest, st.Reason)
+	assert.Equal(t, "error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 8: key \"foo\" already set in map", st.Message)
+	ts.get(fvEmos+"/mytest").mustCode(t, http.StatusNotFound)
+
+	want := `{"defaults":{"foo":"foo1","cronSpec":"* * * * */5"},"foo":"foo2","cronSpec":"* * * * */5"}`
+	warn := ts.apply(fvEmos+"/warned", "Warn", body("warned"))
+	warn.mustCode(t, http.StatusCreated)
+	assert.Equal(t, []string{`299 - "line 8: key \"foo\" already set in map"`}, warn.header.Values("Warning"))
+	assert.JSONEq(t, want, string(warn.object(t).Get("spec")))
+
+	ignore := ts.apply(fvEmos+"/ignored", "Ignore", body("ignored"))
+	ignore.mustCode(t, http.StatusCreated)
+	assert.Empty(t, ignore.header.Values("Warning"))
+	assert.JSONEq(t, want, string(ignore.object(t).Get("spec")))
+}
+
 // An applied configuration of another kind or version than the endpoint's
 // is refused by the field manager's version check, before its fields are
 // looked at.

@@ -14,24 +14,37 @@ import (
 
 // Reading an apply's body, as kube-apiserver 1.37 does it (k8s.io/apiserver
 // v0.37.2 endpoints/handlers/patch.go, applyPatcher): the body is YAML (JSON
-// is YAML too) decoded leniently by sigs.k8s.io/yaml.Unmarshal, whose
-// goyaml.v2 keeps the last value of a key given twice in one mapping. Only
-// after the apply has worked, and only under fieldValidation Warn or Strict,
-// is the body decoded again with UnmarshalStrict, which lists every key
-// given again (go.yaml.in/yaml/v2 decode.go, setMapIndex), numbered by the
-// line of the repeated key's value:
+// is YAML too) decoded leniently by k8s.io/apimachinery v0.37.2
+// pkg/util/yaml Unmarshal (sigs.k8s.io/yaml v1.6.0 over go.yaml.in/yaml/v2
+// v2.4.4), whose goyaml.v2 keeps the last value of a key given twice in one
+// mapping. Only after the apply has worked, and only under fieldValidation
+// Warn or Strict, is the body decoded again with UnmarshalStrict, which
+// lists every key given again (go.yaml.in/yaml/v2 v2.4.4 decode.go,
+// decoder.setMapIndex), numbered by the line of the repeated key's value:
 //
 //	line 9: key "foo" already set in map
 //
 // Strict makes the list a 400 (StrictApplyError); Warn sends each line as
 // a Warning header (handlers/rest.go, parseYAMLWarnings).
 //
+// A merge key (<<: *base, or <<: [*a, *b]) is no exception: goyaml.v2
+// (decode.go, decoder.merge) decodes the merged maps into the same map, so
+// that a merged key and a key written out, or two merged maps, that give
+// the same key are a repeat like any other (decoder.setMapIndex only asks
+// whether the map already holds the key), numbered by the line of the
+// value met second, which may be in the anchored map:
+//
+//	base: &base {foo: 1}
+//	spec:
+//	  <<: *base
+//	  foo: 2        # line 4: key "foo" already set in map
+//
 // Ours decodes once, with go.yaml.in/yaml/v3 into its node tree, and walks
 // the tree itself (yamlWalk): the last value wins, and the repeats are
 // listed in the order goyaml.v2 meets them (everything inside a value
 // before that value's own key). goyaml.v3 itself refuses a repeated key
-// outright, and it reads YAML 1.2, so an unquoted yes, no, on or off is a
-// string here where goyaml.v2 (YAML 1.1) makes it a boolean.
+// outright, and it reads YAML 1.2, so an unquoted y, n, yes, no, on or off
+// is a string here where goyaml.v2 (YAML 1.1) makes it a boolean.
 
 // ParseApplied reads an applied configuration into a JSON object (each
 // repeated key's last value) and the repeated keys in goyaml.v2's words.
@@ -110,8 +123,13 @@ func (w *yamlWalk) value(n *yaml.Node) (any, error) {
 	return v, nil
 }
 
-// mapping adds n's members to out; seen holds the keys already set, as
-// goyaml.v2 decoded them (1 and "1" are different keys to it).
+// mapping adds n's members to out in the order they are written, as
+// goyaml.v2's decoder.mapping does: a merge key's maps are added where the
+// merge key stands, and whatever comes later overwrites what came before,
+// merged or not. So an explicit key after <<: *base overrides the base's,
+// and one before it is overridden by it. seen holds the keys out already
+// has, as goyaml.v2 decoded them (1 and "1" are different keys to it); a
+// key already in it is a repeat (decoder.setMapIndex).
 func (w *yamlWalk) mapping(n *yaml.Node, out map[string]any, seen map[any]bool) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
@@ -142,24 +160,37 @@ func (w *yamlWalk) mapping(n *yaml.Node, out map[string]any, seen map[any]bool) 
 	return nil
 }
 
-// merge applies a merge key (<<: *base): the members of the mapping, or of
-// each mapping in a list, as if written here, without counting as repeats.
+// merge applies a merge key's value, a mapping or an alias of one, or a
+// sequence of those, to out as goyaml.v2's decoder.merge does: into the
+// same map, with the same seen, so that its keys repeat the keys before
+// them; a sequence's maps from the last to the first, so that where they
+// share a key the first map's value is the one kept ("Step backwards as
+// earlier nodes take precedence"), and the first map's key, met last, is
+// the repeat. Anything else, a nested sequence or an alias of a
+// sequence among them, is refused (failWantMap).
 func (w *yamlWalk) merge(n *yaml.Node, out map[string]any, seen map[any]bool) error {
-	for n.Kind == yaml.AliasNode {
-		n = n.Alias
+	maps := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		maps = n.Content
 	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return w.mapping(n, out, map[any]bool{})
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			if err := w.merge(c, out, seen); err != nil {
-				return err
-			}
+	for i := len(maps) - 1; i >= 0; i-- {
+		m := maps[i]
+		if m.Kind == yaml.AliasNode {
+			m = m.Alias
 		}
-		return nil
+		if m.Kind != yaml.MappingNode {
+			return fmt.Errorf("yaml: map merge requires map or sequence of maps as the value")
+		}
+		// Merging visits the map again, empty or not: without a charge
+		// here, merges of merges of empty maps would cost nothing.
+		if w.budget--; w.budget < 0 {
+			return fmt.Errorf("yaml: document contains excessive aliasing")
+		}
+		if err := w.mapping(m, out, seen); err != nil {
+			return err
+		}
 	}
-	return fmt.Errorf("yaml: map merge requires map or sequence of maps as the value")
+	return nil
 }
 
 // jsonKey is the JSON member name of a YAML key, converted as
