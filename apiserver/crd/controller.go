@@ -8,6 +8,7 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/registry"
+	"listwatch/internal/clock"
 	"listwatch/narrate"
 	"listwatch/store"
 )
@@ -23,7 +24,9 @@ type Host interface {
 	// new watch cache, as kube-apiserver gives it a new storage.
 	Update(ctx context.Context, versions []*registry.Resource) error
 	// Uninstall stops serving gr and deletes its objects; open watches see
-	// one DELETED per object, then their end.
+	// one DELETED per object, then their end. One that fails is called
+	// again, and until one succeeds the Controller counts gr as served:
+	// it does not Install it anew meanwhile.
 	Uninstall(ctx context.Context, gr api.GroupResource) error
 }
 
@@ -44,16 +47,18 @@ type Controller struct {
 	store  store.Interface
 	host   Host
 	tracer *narrate.Tracer
+	// clock times Run's pauses; tests substitute a clock.Fake.
+	clock  clock.Clock
 	served map[string]served // by definition name
-	// retry is set when a definition could not be served or its status
-	// written for a reason other than a change meanwhile: Run lists
-	// again, after a pause.
+	// retry is set when a definition could not be served, uninstalled, or
+	// its status written for a reason other than a change meanwhile: Run
+	// lists again, after a pause.
 	retry bool
 }
 
 // NewController returns a controller; Sync it once, then Run it.
 func NewController(st store.Interface, host Host, tr *narrate.Tracer) *Controller {
-	return &Controller{store: st, host: host, tracer: tr, served: map[string]served{}}
+	return &Controller{store: st, host: host, tracer: tr, clock: clock.Real{}, served: map[string]served{}}
 }
 
 // Sync lists the definitions and serves exactly those. It returns the
@@ -78,50 +83,90 @@ func (c *Controller) Sync(ctx context.Context) (int64, error) {
 	return res.Revision, nil
 }
 
-// Retry pauses: after a failed list, or a definition that could not be
-// served or marked, the Controller lists again after retryPause, doubling
-// up to maxRetryPause while it keeps failing. kube-apiserver's
-// establishing controller retries a failed status write through its
-// workqueue's rate limiter the same way.
+// Retry pauses: after a failure of any kind (the watch could not be
+// opened, the list failed, or a definition could not be served,
+// uninstalled or marked) the Controller lists again after retryPause,
+// doubling up to maxRetryPause while failures follow one another. The
+// pause is back to retryPause only once a Sync has succeeded with nothing
+// left to retry and the watch from its revision has opened. The
+// establishing controller of kube-apiserver retries a failed status write
+// through its workqueue's rate limiter, which backs off per definition
+// from 5 ms to 1000 s (k8s.io/client-go v0.37.2
+// util/workqueue/default_rate_limiters.go,
+// DefaultTypedControllerRateLimiter); ours backs off the whole list.
 const (
 	retryPause    = 100 * time.Millisecond
 	maxRetryPause = 10 * time.Second
 )
 
 // Run follows the store until ctx ends, re-syncing whenever its watch
-// ends for another reason, or a definition could not be served or marked
-// (the watch is then left, and the definitions listed again until all
-// are).
+// ends, and after a failure: the watch is then left, and the definitions
+// listed again, after growing pauses, until a Sync leaves nothing to
+// retry.
 func (c *Controller) Run(ctx context.Context, from int64) {
 	pause := retryPause
+	failed := c.retry // the Sync before Run left something to retry
 	for ctx.Err() == nil {
-		if !c.retry {
-			pause = retryPause
-			if w, err := c.store.Watch(ctx, Prefix, from); err == nil {
-				from = c.follow(ctx, w, from)
-				w.Stop()
-			}
+		if !failed {
+			var opened bool
+			from, opened = c.watch(ctx, from)
 			if ctx.Err() != nil {
 				return
 			}
+			if opened {
+				pause = retryPause
+			}
+			failed = !opened || c.retry
 		}
-		rev, err := c.Sync(ctx)
-		if err == nil {
-			from = rev
-		}
-		if err != nil || c.retry {
-			select {
-			case <-ctx.Done():
+		if failed {
+			if !c.sleep(ctx, pause) {
 				return
-			case <-time.After(pause): // the store is failing: try again shortly
 			}
 			pause = min(2*pause, maxRetryPause)
 		}
+		rev, err := c.Sync(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.tracer.Printf(narrate.HTTP, "crd: listing definitions: %v", err)
+			}
+			failed = true
+			continue
+		}
+		from, failed = rev, c.retry
+	}
+}
+
+// watch follows the store from revision from until the watch ends or a
+// definition could not be served, uninstalled or marked. It returns the
+// revision to watch from next, and whether the watch could be opened.
+func (c *Controller) watch(ctx context.Context, from int64) (int64, bool) {
+	w, err := c.store.Watch(ctx, Prefix, from)
+	if err != nil {
+		if ctx.Err() == nil {
+			c.tracer.Printf(narrate.HTTP, "crd: watching definitions: %v", err)
+		}
+		return from, false
+	}
+	defer w.Stop()
+	return c.follow(ctx, w, from), true
+}
+
+// sleep waits for d on the Controller's clock, and reports false if ctx
+// ended first.
+func (c *Controller) sleep(ctx context.Context, d time.Duration) bool {
+	t := c.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
 	}
 }
 
 // follow applies the events of w until it ends, or until a definition
-// could not be served or marked, and returns the revision to watch from.
+// could not be served, uninstalled or marked, and returns the revision to
+// watch from.
 func (c *Controller) follow(ctx context.Context, w store.Watcher, from int64) int64 {
 	for !c.retry {
 		select {
@@ -206,7 +251,9 @@ func (c *Controller) serve(ctx context.Context, d *Definition, spec []byte) bool
 		c.tracer.Printf(narrate.HTTP, "crd %s: %s updated", d.Name, d.GroupResource())
 		return true
 	case ok:
-		c.remove(ctx, d.Name) // a new definition of the same name
+		if !c.remove(ctx, d.Name) { // a new definition of the same name
+			return false // the old resource is still served: Install would fail
+		}
 	}
 	if err := c.host.Install(ctx, d.Resources()); err != nil {
 		c.tracer.Printf(narrate.HTTP, "crd %s: install: %v", d.Name, err)
@@ -217,16 +264,26 @@ func (c *Controller) serve(ctx context.Context, d *Definition, spec []byte) bool
 	return true
 }
 
-// remove stops serving a definition's resource and deletes its objects.
-func (c *Controller) remove(ctx context.Context, name string) {
+// remove stops serving a definition's resource and deletes its objects,
+// and reports whether it did. One whose Uninstall failed stays in served,
+// to be removed again by the next Sync (the definition is gone, or is a
+// new one of the same name): forgetting it would leave its resource
+// served, and every Install of that name refused. kube-apiserver's
+// customresourcecleanup finalizer likewise keeps a definition whose
+// objects it could not delete, and tries again through its workqueue
+// (k8s.io/apiextensions-apiserver v0.37.2
+// pkg/controller/finalizer/crd_finalizer.go, sync).
+func (c *Controller) remove(ctx context.Context, name string) bool {
 	cur, ok := c.served[name]
 	if !ok {
-		return
+		return true
+	}
+	if err := c.host.Uninstall(ctx, cur.gr); err != nil {
+		c.tracer.Printf(narrate.HTTP, "crd %s: uninstall: %v", name, err)
+		c.retry = true
+		return false
 	}
 	delete(c.served, name)
-	if err := c.host.Uninstall(ctx, cur.gr); err != nil && !errors.Is(err, context.Canceled) {
-		c.tracer.Printf(narrate.HTTP, "crd %s: uninstall: %v", name, err)
-		return
-	}
 	c.tracer.Printf(narrate.HTTP, "crd %s: %s no longer served, its objects deleted", name, cur.gr)
+	return true
 }

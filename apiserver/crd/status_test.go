@@ -50,7 +50,7 @@ func TestControllerEstablishesOnlyOnceInstalled(t *testing.T) {
 	t.Cleanup(st.Close)
 	host := &peekingHost{st: st}
 	c := NewController(st, host, nil)
-	ctx := t.Context()
+	ctx := safetyContext(t)
 
 	obj := putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
 	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
@@ -64,7 +64,8 @@ func TestControllerEstablishesOnlyOnceInstalled(t *testing.T) {
 	assert.Equal(t, []condition{accepted, installing}, host.atInstall, "conditions while the resource was being installed")
 	assert.Equal(t, 1, host.installs)
 	for _, want := range [][]condition{{accepted, installing}, {accepted, established}} {
-		ev := <-w.Events()
+		ev, ok := <-w.Events()
+		require.True(t, ok, "the watch ended: %v", w.Err())
 		require.Equal(t, api.Modified, ev.Type)
 		assert.Equal(t, want, conditionsOf(ev.Object))
 	}
@@ -115,27 +116,18 @@ func TestControllerRetriesAFailedInstall(t *testing.T) {
 	t.Cleanup(st.Close)
 	host := &failOnceHost{}
 	c := NewController(st, host, nil)
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx := safetyContext(t)
 	from, err := c.Sync(ctx)
 	require.NoError(t, err)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.Run(ctx, from)
-	}()
-	defer func() { cancel(); <-done }()
+	stop := run(ctx, c, from)
+	defer stop()
 
 	w, err := st.Watch(ctx, Prefix, from)
 	require.NoError(t, err)
 	defer w.Stop()
-	putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
-	for ev := range w.Events() {
-		if conditionTrue(ev.Object, condEstablished) {
-			break
-		}
-	}
-	cancel()
-	<-done
+	obj := putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
+	waitEstablished(t, w, obj.Metadata.UID)
+	stop()
 	assert.True(t, host.failed)
 	assert.Equal(t, 1, host.installs)
 }
