@@ -54,7 +54,7 @@ func TestValidateObject(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := widget(tc.spec)
-			err := validateObject(gk, schema(t), o)
+			err := validateObject(gk, schema(t), o, true)
 			if tc.cause != "" {
 				require.True(t, api.IsInvalid(err), "%v", err)
 				assert.Contains(t, err.Error(), tc.cause)
@@ -147,7 +147,7 @@ func ExampleSchema() {
 	var s Schema
 	_ = json.Unmarshal([]byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer"}}}}}`), &s)
 	o := &api.Object{Metadata: api.ObjectMeta{Name: "bad"}, Fields: []api.Field{{Name: "spec", Value: json.RawMessage(`{"size":"three"}`)}}}
-	fmt.Println(validateObject(api.GroupKind{Group: "example.com", Kind: "Widget"}, &s, o))
+	fmt.Println(validateObject(api.GroupKind{Group: "example.com", Kind: "Widget"}, &s, o, true))
 	// Output:
 	// Widget.example.com "bad" is invalid: spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"
 }

@@ -233,17 +233,22 @@ func (d *Definition) resource(v, storage *Version) *registry.Resource {
 	gk := res.GroupKind()
 	res.PrepareCreate = func(obj *api.Object) error {
 		obj.Unstructured = true
-		return validateObject(gk, schema, obj)
+		return validateObject(gk, schema, obj, true)
 	}
 	res.PrepareUpdate = func(obj, _ *api.Object) error {
 		obj.Unstructured = true
-		return validateObject(gk, schema, obj)
+		return validateObject(gk, schema, obj, true)
 	}
 	if statusSubresource {
 		// The handlers keep status out of writes of the object and let
-		// only status change through .../status.
+		// only status change through .../status, where kube-apiserver
+		// does not check embedded objects (status_strategy.go,
+		// ValidateUpdate).
 		res.Subresources = []string{registry.SubresourceStatus}
-		res.PrepareStatusUpdate = res.PrepareUpdate
+		res.PrepareStatusUpdate = func(obj, _ *api.Object) error {
+			obj.Unstructured = true
+			return validateObject(gk, schema, obj, false)
+		}
 		res.StatusKeepsStoredMetadata = true
 	}
 	for _, c := range v.AdditionalPrinterColumns {
@@ -267,13 +272,15 @@ func (v *Version) schema() *Schema {
 	return v.Schema.OpenAPIV3Schema
 }
 
-// validateObject checks obj against schema and prunes unknown fields. A
-// nil schema (impossible once Validate passed) accepts anything.
-func validateObject(gk api.GroupKind, schema *Schema, obj *api.Object) error {
+// validateObject checks obj against schema and prunes unknown fields, and
+// then, if embedded, the apiVersion and kind of the embedded objects
+// (embeddedCauses). A nil schema (impossible once Validate passed) accepts
+// anything.
+func validateObject(gk api.GroupKind, schema *Schema, obj *api.Object, embedded bool) error {
 	if schema == nil {
 		return nil
 	}
-	var causes []api.StatusCause
+	var causes, embeddedC []api.StatusCause
 	kept := obj.Fields[:0:0]
 	for _, f := range obj.Fields {
 		sub := schema.Properties[f.Name]
@@ -289,13 +296,16 @@ func validateObject(gk api.GroupKind, schema *Schema, obj *api.Object) error {
 		}
 		v, c, _ := sub.validate(f.Name, v)
 		causes = append(causes, c...)
+		if embedded {
+			embeddedC = append(embeddedC, embeddedCauses(sub, v, f.Name)...)
+		}
 		raw, err := json.Marshal(v)
 		if err != nil {
 			return api.NewInternalError(err)
 		}
 		kept = append(kept, api.Field{Name: f.Name, Value: raw})
 	}
-	if len(causes) > 0 {
+	if causes = append(causes, embeddedC...); len(causes) > 0 {
 		return api.NewInvalid(gk, obj.Metadata.Name, causes)
 	}
 	obj.Fields = kept

@@ -3,11 +3,13 @@ package crd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"listwatch/api"
 	"listwatch/api/protobuf"
 )
 
@@ -77,7 +79,7 @@ func pruner(schema *Schema) func(js []byte) (protobuf.Conformed, error) {
 func pruneObject(schema *Schema, obj map[string]any) []string {
 	var pruned []string
 	for _, k := range sortedKeys(obj) {
-		if k == "apiVersion" || k == "kind" || k == "metadata" {
+		if isEmbeddedMetaField(k) { // the root is a resource too
 			continue
 		}
 		sub := schema.Properties[k]
@@ -96,9 +98,53 @@ func pruneObject(schema *Schema, obj map[string]any) []string {
 	return pruned
 }
 
-// embeddedMetaFields are the members of an embedded object that pruning
-// leaves alone (pruning/algorithm.go, metaFields).
-var embeddedMetaFields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
+// isEmbeddedMetaField reports whether k is one of the members of an
+// embedded object that pruning leaves alone (k8s.io/apiextensions-apiserver
+// v0.37.2 pkg/apiserver/schema/pruning/algorithm.go, metaFields).
+func isEmbeddedMetaField(k string) bool {
+	switch k {
+	case "apiVersion", "kind", "metadata":
+		return true
+	}
+	return false
+}
+
+// embeddedTypeMetaStrings refuses an embedded object whose apiVersion or
+// kind is there but is not a string, as kube-apiserver's coercer does when
+// it decodes a custom resource (k8s.io/apiextensions-apiserver v0.37.2
+// pkg/apiserver/schema/objectmeta/algorithm.go, coerce, run by
+// customresource_handler.go, unstructuredSchemaCoercer.apply): the
+// request fails before validation, with a 400 for a create or update
+// (`Widget in version "v1" cannot be handled as a Widget:
+// spec.template.apiVersion: Invalid value: 5: must be a string`) and a
+// 422 on field "patch" for a patch. Where both are wrong Kubernetes names
+// the one it meets first in map order; ours names apiVersion.
+func embeddedTypeMetaStrings(x map[string]any, path string) error {
+	for _, k := range []string{"apiVersion", "kind"} {
+		v, ok := x[k]
+		if _, isString := v.(string); ok && !isString {
+			return errors.New(api.FieldInvalid(join(path, k), unstructuredValue(v), "must be a string").String())
+		}
+	}
+	return nil
+}
+
+// unstructuredValue is v with a number as Kubernetes decodes it into an
+// unstructured object, int64 or float64 (k8s.io/apimachinery v0.37.2
+// pkg/util/json/json.go, convertNumber), so that it prints as theirs does.
+func unstructuredValue(v any) any {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v
+	}
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	if f, err := n.Float64(); err == nil {
+		return f
+	}
+	return v
+}
 
 // coerceEmbedded finds the embedded objects in v (at path), following the
 // schema's declared properties, maps and lists, conforms the metadata of
@@ -108,6 +154,11 @@ func coerceEmbedded(s *Schema, v any, path string) ([]string, error) {
 	var unknown []string
 	switch x := v.(type) {
 	case map[string]any:
+		if s.EmbeddedResource {
+			if err := embeddedTypeMetaStrings(x, path); err != nil {
+				return nil, err
+			}
+		}
 		if meta, ok := x["metadata"]; ok && s.EmbeddedResource {
 			pruned, strict, err := conformMetadata(meta)
 			if err != nil {

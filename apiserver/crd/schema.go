@@ -162,8 +162,9 @@ func (s *Schema) validate(path string, v any) (any, []api.StatusCause, []string)
 			}
 		}
 		for _, k := range sortedKeys(x) {
-			if s.EmbeddedResource && embeddedMetaFields[k] {
-				continue // coerced, not pruned (fieldvalidation.go)
+			if s.EmbeddedResource && isEmbeddedMetaField(k) {
+				causes = append(causes, s.validateEmbeddedMeta(path, k, x[k])...)
+				continue
 			}
 			sub := s.Properties[k]
 			if sub == nil {
@@ -192,6 +193,101 @@ func (s *Schema) validate(path string, v any) (any, []api.StatusCause, []string)
 		}
 	}
 	return v, causes, pruned
+}
+
+// validateEmbeddedMeta validates member k (apiVersion, kind or metadata)
+// of an embedded object against the schema it is declared with, if any,
+// and never prunes it: pruning leaves all three alone, metadata is
+// conformed to ObjectMeta (fieldvalidation.go), and what kube-apiserver
+// requires of the values whatever the schema says, embeddedCauses checks.
+// kube-apiserver validates the object against its schema as a whole
+// (k8s.io/apiextensions-apiserver v0.37.2 pkg/apiserver/validation,
+// ValidateCustomResource), so a declared apiVersion or kind is held to its
+// type and enum as any field is. Declared metadata is not validated here,
+// where validate would prune it: conforming it to ObjectMeta refuses the
+// wrong types already, but an enum declared inside it, which
+// kube-apiserver would enforce, ours ignores.
+func (s *Schema) validateEmbeddedMeta(path, k string, v any) []api.StatusCause {
+	sub := s.Properties[k]
+	if sub == nil || k == "metadata" {
+		return nil
+	}
+	_, causes, _ := sub.validate(join(path, k), v)
+	return causes
+}
+
+// embeddedCauses checks the apiVersion and kind of every embedded object
+// (x-kubernetes-embedded-resource) in v, at path, following the schema's
+// properties, map values and list items, as kube-apiserver does after the
+// schema's validation on a create or an update (not on a write of the
+// status subresource): k8s.io/apiextensions-apiserver v0.37.2
+// pkg/apiserver/schema/objectmeta/validation.go, Validate, called by
+// pkg/registry/customresource/strategy.go, Validate and ValidateUpdate.
+// An object's own causes come before those of the objects inside it; in
+// one object, Kubernetes lists apiVersion and kind missing first and then
+// the rest in map order, ours apiVersion before kind. It also validates
+// an embedded object's metadata as ObjectMeta (name, namespace, labels,
+// annotations: ValidateObjectMetaDeclaratively), which ours does not.
+func embeddedCauses(s *Schema, v any, path string) []api.StatusCause {
+	if s == nil {
+		return nil
+	}
+	var causes []api.StatusCause
+	switch x := v.(type) {
+	case map[string]any:
+		if s.EmbeddedResource {
+			causes = append(causes, typeMetaCauses(x, path)...)
+		}
+		for _, k := range sortedKeys(x) {
+			if sub := s.Properties[k]; sub != nil {
+				causes = append(causes, embeddedCauses(sub, x[k], join(path, k))...)
+			} else if s.AdditionalProperties != nil {
+				causes = append(causes, embeddedCauses(s.AdditionalProperties, x[k], path+"["+k+"]")...)
+			}
+		}
+	case []any:
+		for i := range x {
+			causes = append(causes, embeddedCauses(s.Items, x[i], fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return causes
+}
+
+// typeMetaCauses is what an embedded object's apiVersion and kind must
+// be (objectmeta/validation.go, validateEmbeddedResource): both there, as
+// strings, not empty; apiVersion a group version (at most one "/",
+// k8s.io/apimachinery v0.37.2 pkg/runtime/schema/group_version.go,
+// ParseGroupVersion), kind a DNS-1035 label but for its case.
+func typeMetaCauses(x map[string]any, path string) []api.StatusCause {
+	var causes []api.StatusCause
+	for _, k := range []string{"apiVersion", "kind"} {
+		if _, ok := x[k]; !ok {
+			causes = append(causes, api.FieldRequired(join(path, k), ""))
+		}
+	}
+	for _, k := range []string{"apiVersion", "kind"} {
+		v, ok := x[k]
+		str, isString := v.(string)
+		var why string
+		switch {
+		case !ok:
+			continue
+		case !isString:
+			why = "must be a string" // refused earlier, when the body was decoded
+		case str == "":
+			why = "must not be empty"
+		case k == "apiVersion" && strings.Count(str, "/") > 1:
+			why = "unexpected GroupVersion string: " + str
+		case k == "kind":
+			if errs := api.IsDNS1035Label(strings.ToLower(str)); len(errs) > 0 {
+				why = "may have mixed case, but should otherwise match: " + strings.Join(errs, ",")
+			}
+		}
+		if why != "" {
+			causes = append(causes, api.FieldInvalid(join(path, k), unstructuredValue(v), why))
+		}
+	}
+	return causes
 }
 
 // typeInvalid is the cause the real server gives for a value of the wrong
