@@ -21,10 +21,16 @@ import (
 // pkg/controller/establish/establishing_controller.go, sync). Its
 // discovery lists a resource only once Established is True
 // (pkg/apiserver/customresource_discovery_controller.go, sync), and kubectl
-// users wait for that (kubectl wait --for condition=established). Ours
-// writes the same two status updates from the one Controller: names first,
-// then, once Host.Install has returned (watch caches, routes and discovery
-// all in place), Established. It never finds a names conflict (see
+// users wait for that (kubectl wait --for condition=established). Its
+// establishing controller waits for nothing to be installed: the
+// crdHandler queues the definition when it sees the names accepted, to be
+// established at once (5 s later if it is told there are several
+// apiservers: customresource_handler.go, updateCustomResourceDefinition),
+// and builds the resource's storage on the first request for it
+// (getOrCreateServingInfoFor). Ours writes the same two status updates
+// from the one Controller: names first, then, once Host.Install has
+// returned (watch caches, routes and discovery all in place),
+// Established. It never finds a names conflict (see
 // Definition.Validate for what a definition must be), and it serves a
 // valid definition whatever its conditions say, where the real crdHandler
 // serves one only while NamesAccepted or Established is True
