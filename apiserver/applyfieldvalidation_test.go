@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,8 +50,9 @@ func TestApplyUndeclaredFieldsOfCustomResource(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.createCRD(t, fvNoxusCRD, "fv.example.com/v1")
 	ts.createCRD(t, fvEmosCRD, "fv.example.com/v1")
-	// The group version was served already: wait for the second resource.
-	require.Eventually(t, func() bool { return ts.get(fvEmos).code == http.StatusOK }, safetyTimeout, 10*time.Millisecond)
+	// createCRD waited for Established, which ours sets once the resource
+	// is served (crd/status.go): the second resource answers at once.
+	ts.get(fvEmos).mustCode(t, http.StatusOK)
 	for _, tc := range []struct{ name, path, body, message string }{
 		{"unknown field at the root (field_validation.go: an invalid CR with extra properties)", fvNoxus, `
 apiVersion: fv.example.com/v1
