@@ -65,7 +65,7 @@ func (t *tour) overHTTP2(ctx context.Context) error {
 			select {
 			case _, open = <-w.ResultChan():
 			case <-deadline:
-				return fmt.Errorf("%s: a watch outlived its connection's reset", t.here())
+				return t.late("every watch ends with its connection's reset")
 			}
 		}
 	}

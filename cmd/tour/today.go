@@ -107,7 +107,10 @@ func (t *tour) followToday(ctx context.Context, inf *informer.SharedIndexInforme
 	sctx, cancel := context.WithTimeout(ctx, t.o.StageTimeout)
 	defer cancel()
 	if !informer.WaitForCacheSync(sctx, inf) {
-		return fmt.Errorf("%s: the informer on today's default path did not sync", t.here())
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return t.late("the informer on today's default path syncs")
 	}
 	synced := inf.LastSyncResourceVersion()
 	rv, err := t.changeDemo(ctx, "today")
@@ -127,7 +130,10 @@ func (t *tour) followToday(ctx context.Context, inf *informer.SharedIndexInforme
 				"then rv %s through the atomic RealFIFO, to both informers", synced, rv)
 			return nil
 		case <-sctx.Done():
-			return fmt.Errorf("%s: rv %s did not reach the informer on today's default path: %w", t.here(), rv, sctx.Err())
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return t.late("rv " + rv + " reaches the informer on today's default path")
 		}
 	}
 }

@@ -532,7 +532,7 @@ func (t *tour) killWatchUnless(ctx context.Context, away func() bool) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return errors.New("no watch connection to kill")
+			return fmt.Errorf("a watch connection to kill: did not happen within %v", t.o.StageTimeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -541,6 +541,14 @@ func (t *tour) killWatchUnless(ctx context.Context, away func() bool) error {
 		}
 	}
 	return nil
+}
+
+// late is the error of a stage that did not happen within StageTimeout.
+// Every wait of the tour ends in these words, whichever stage it was, so
+// a learner (and TestTourFailsClearly) can tell a stage that took too
+// long from one that went wrong.
+func (t *tour) late(what string) error {
+	return fmt.Errorf("%s: %s: did not happen within %v", t.here(), what, t.o.StageTimeout)
 }
 
 // check adds a line to the final checklist.

@@ -98,7 +98,7 @@ func (t *tour) overWebsocket(ctx context.Context) error {
 			return fmt.Errorf("%s: reading the websocket: %w", t.here(), err)
 		}
 	case <-timer.C:
-		return fmt.Errorf("%s: the websocket watch did not end at its timeout", t.here())
+		return t.late("the websocket watch ends at its timeout")
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -204,7 +204,7 @@ func waitOne(ctx context.Context, chunked <-chan api.Event, ws <-chan struct{}, 
 		select {
 		case <-ch():
 		case <-timer.C:
-			return fmt.Errorf("nothing within %v", limit)
+			return fmt.Errorf("did not happen within %v", limit)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
