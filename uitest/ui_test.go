@@ -60,6 +60,31 @@ func TestPageCreatesEditsAndDeletes(t *testing.T) {
 	e.waitTableMatchesServer(appearWithin)
 }
 
+// A click whose press and release straddle a redraw of the table still
+// deletes. The table is redrawn whenever the store changes, and every
+// 250 ms while a row fades; a busy machine, or a slow hand, can take
+// longer than that between press and release. A row that shows the same
+// object keeps its elements, so the release lands on the button pressed.
+func TestClickAcrossARedrawDeletes(t *testing.T) {
+	e := newEnv(t, "")
+	e.createConfigMap(namespace, "pressed")
+	e.waitTableMatchesServer(appearWithin)
+	del := `#objects tr[data-key="` + namespace + `/pressed"] button.danger`
+	require.NoError(t, chromedp.Do(e.tab, chromedp.ScrollIntoView(chromedp.CSS(del))))
+	at, err := chromedp.Run(e.tab, chromedp.Evaluate[[]float64](fmt.Sprintf(
+		`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, del)))
+	require.NoError(t, err)
+	require.Len(t, at, 2)
+	require.NoError(t, chromedp.Do(e.tab, chromedp.MouseEvent(chromedp.MousePressed, at[0], at[1], chromedp.ButtonLeft, chromedp.ClickCount(1))))
+	// Between press and release, a change to another object redraws the
+	// table: the page shows it once it has drawn it.
+	e.createConfigMap(namespace, "redraw")
+	e.waitTableMatchesServer(appearWithin)
+	require.NoError(t, chromedp.Do(e.tab, chromedp.MouseEvent(chromedp.MouseReleased, at[0], at[1], chromedp.ButtonLeft, chromedp.ClickCount(1))))
+	e.waitTimeline("DELETED "+namespace+"/pressed", appearWithin)
+	e.do("GET", "/api/v1/namespaces/"+namespace+"/configmaps/pressed", "", http.StatusNotFound)
+}
+
 func TestKillWatchesRewatchesWithoutRelisting(t *testing.T) {
 	e := newEnv(t, "")
 	e.createConfigMap(namespace, "before")

@@ -117,7 +117,6 @@ function scheduleRender() {
 
 function renderTable() {
   const tbody = $("#objects tbody");
-  clear(tbody);
   const now = Date.now();
   const rows = new Map(state.store ? state.store.list() : []);
   // Deleted objects stay a moment, struck through, so the room sees them go.
@@ -127,11 +126,55 @@ function renderTable() {
     else if (c.type === "DELETED" && !rows.has(key) && now - c.at < deletedRowMs) gone.push(key);
   }
   const keys = [...rows.keys(), ...gone].sort();
-  for (const key of keys) tbody.append(objectRow(key, rows.get(key), state.changed.get(key), now));
+  updateRows(tbody, keys, rows, now);
   $("#empty").hidden = keys.length > 0;
   const r = state.reflector;
   text($("#cache-summary"), state.store ? `${rows.size} object${rows.size === 1 ? "" : "s"}, lastSyncResourceVersion ${r ? rvText(r.lastSyncResourceVersion()) || "–" : "–"}` : "");
   if (state.changed.size) setTimeout(scheduleRender, 250);
+}
+
+// updateRows makes the table's rows those of keys, in order. A row that
+// shows the same thing as before (rowShows) is kept, only its fade
+// updated, and never taken out of the table: the table is redrawn every
+// 250 ms while a row fades, and a click whose press and release straddle
+// a redraw would otherwise be lost, its button replaced in between.
+function updateRows(tbody, keys, rows, now) {
+  const wanted = new Set(keys);
+  const kept = new Map();
+  for (const tr of [...tbody.children]) {
+    const key = tr.dataset.key;
+    if (wanted.has(key) && tr.dataset.shows === rowShows(rows.get(key))) kept.set(key, tr);
+    else tr.remove();
+  }
+  let at = tbody.firstElementChild;
+  for (const key of keys) {
+    const c = state.changed.get(key);
+    const tr = kept.get(key);
+    if (tr) { // in its place already: keys are sorted, as they were last time
+      showChange(tr, c, now);
+      at = tr.nextElementSibling;
+    } else {
+      tbody.insertBefore(objectRow(key, rows.get(key), c, now), at);
+    }
+  }
+}
+
+// rowShows sums up what a row shows but for the light of its last change:
+// the object's version (or that it is gone), whether the namespace is
+// shown, and for which resource.
+function rowShows(obj) {
+  const o = state.options || {};
+  return [obj ? obj.metadata.resourceVersion : "gone", o.namespace ? "" : "ns", o.resource].join("|");
+}
+
+// showChange lights a row in the colour of its last change, fading as the
+// change ages (redrawn every 250 ms meanwhile), and names the change in
+// the row's details; with no change (c undefined) the light is out.
+function showChange(tr, c, now) {
+  for (const type of ["ADDED", "MODIFIED", "DELETED"]) tr.classList.toggle("ev-" + type.toLowerCase(), !!c && c.type === type);
+  tr.style.setProperty("--fade", c ? String(Math.max(0, 1 - (now - c.at) / highlightMs).toFixed(2)) : "0");
+  if (!tr.dataset.gone) tr.dataset.change = c ? c.type : "";
+  text(tr.querySelector(".chg"), c ? c.type + " " : "");
 }
 
 // objectRow is one row of the table: the object's name on its own line
@@ -141,20 +184,19 @@ function renderTable() {
 // A projector at 1280x720 fits a name of about 35 characters.
 function objectRow(key, obj, c, now) {
   const cls = [];
-  if (c) cls.push("ev-" + c.type.toLowerCase());
-  // The light fades as the change ages (redrawn every 250 ms meanwhile).
-  const fade = c ? String(Math.max(0, 1 - (now - c.at) / highlightMs).toFixed(2)) : "0";
   const slash = key.indexOf("/");
   const ns = slash >= 0 ? key.slice(0, slash) : "";
   const name = slash >= 0 ? key.slice(slash + 1) : key;
+  // The change's name ends in its own space, so that no space is left
+  // before the first piece once the light is out (showChange).
+  const chg = el("span", { class: "chg" });
   const details = [];
-  if (c) details.push(el("span", { class: "chg" }, c.type));
   if (ns && !(state.options && state.options.namespace)) details.push(el("span", { class: "piece ns", title: "namespace" }, ns));
   let tr;
   if (!obj) {
     cls.push("gone");
     tr = el("tr", { class: cls.join(" "), "data-key": key, "data-gone": "true" },
-      el("td", { class: "obj" }, el("div", { class: "name", title: key }, name), el("div", { class: "details" }, ...spaced(details))),
+      el("td", { class: "obj" }, el("div", { class: "name", title: key }, name), el("div", { class: "details" }, chg, ...spaced(details))),
       el("td", {}, ""), el("td", {}, ""));
   } else {
     const m = obj.metadata;
@@ -164,12 +206,13 @@ function objectRow(key, obj, c, now) {
     edit.addEventListener("click", () => loadIntoEditor(obj));
     const del = el("button", { type: "button", class: "quiet danger", title: "DELETE this object" }, "del");
     del.addEventListener("click", () => deleteObject(obj));
-    tr = el("tr", { class: cls.join(" "), "data-key": key, "data-rv": m.resourceVersion, "data-change": c ? c.type : "" },
-      el("td", { class: "obj" }, el("div", { class: "name", title: key }, name), el("div", { class: "details" }, ...spaced(details))),
+    tr = el("tr", { class: cls.join(" "), "data-key": key, "data-rv": m.resourceVersion },
+      el("td", { class: "obj" }, el("div", { class: "name", title: key }, name), el("div", { class: "details" }, chg, ...spaced(details))),
       el("td", { class: "num", title: m.resourceVersion }, rvText(m.resourceVersion)),
       el("td", { class: "actions" }, edit, del));
   }
-  tr.style.setProperty("--fade", fade);
+  tr.dataset.shows = rowShows(obj);
+  showChange(tr, c, now);
   return tr;
 }
 
