@@ -67,14 +67,40 @@ func TestAdmittedWritesCountAsFanOutToCome(t *testing.T) {
 
 	// A second writer is not admitted while the first counts: asked
 	// directly, not by watching a clock for "not yet" (which would also
-	// race the second a writer waits at most).
-	assert.False(t, e.c.admit(2), "the second write was admitted while the first counted")
-	// A second writer goes on once the first write is over (and its
-	// event, here none, fanned out); it may ask before or after.
-	second := make(chan bool, 1)
-	go func() { second <- admit(e.c, context.Background()) }()
+	// race the second a writer waits at most). It waits in line.
+	place := e.c.admitOrQueue(2)
+	require.NotNil(t, place, "the second write was admitted while the first counted")
+	assert.False(t, e.c.admitFirst(2, place), "admitted while the first write counted")
+	// A third writer, arriving while the second waits, waits behind it
+	// even once the fan-out has room: first come, first admitted.
 	first()
 	first() // done is idempotent
+	third := e.c.admitOrQueue(2)
+	require.NotNil(t, third, "the third write went ahead of the second, which waits")
+	assert.False(t, e.c.admitFirst(2, third), "the third write was admitted before the second")
+	assert.True(t, e.c.admitFirst(2, place), "the second write, first in line, was not admitted once the first was over")
+	e.c.admission.writing.Add(-1) // the second write is over
+	assert.True(t, e.c.admitFirst(2, third))
+	e.c.admission.writing.Add(-1)
+	assert.Equal(t, int64(0), e.c.fanOutPending())
+
+	// A writer that stops waiting leaves its place to the one behind it.
+	e.c.admission.writing.Add(1) // a write in progress: others wait
+	gone, behind := e.c.admitOrQueue(2), e.c.admitOrQueue(2)
+	require.NotNil(t, gone)
+	require.NotNil(t, behind)
+	e.c.leaveLine(gone) // its context ended: it goes ahead, counted
+	e.c.admission.writing.Add(-2)
+	assert.True(t, e.c.admitFirst(2, behind), "the writer behind one that left was not admitted")
+	e.c.admission.writing.Add(-1)
+	assert.Empty(t, e.c.admission.line)
+
+	// And through AdmitWrite: a writer waiting goes on once the fan-out
+	// has room.
+	hold, _ := e.c.AdmitWrite(context.Background())
+	second := make(chan bool, 1)
+	go func() { second <- admit(e.c, context.Background()) }()
+	hold()
 	<-second
 	assert.Equal(t, int64(0), e.c.fanOutPending())
 

@@ -77,8 +77,8 @@
 //     frames to write together. The CacheWatcher's seat is its place.
 //   - backpressure.go: a writer of the resource waits, at most a second,
 //     while the fan-out still to do is more than Config.MaxQueuedFrames
-//     (AdmitWrite): writes are not accepted faster than they reach the
-//     watchers.
+//     (AdmitWrite), first come first: writes are not accepted faster
+//     than they reach the watchers.
 //   - frames_pool.go: the slices Next fills come from a shared pool
 //     (ReleaseFrames), so an idle watch holds none.
 //

@@ -38,7 +38,7 @@ func fanout(ctx context.Context, t *target, c config) (report, error) {
 	defer watchClient.CloseIdleConnections()
 
 	start := time.Now()
-	w := &fanoutWatchers{start: start, sentAt: make([]atomic.Int64, c.writes), allIn: make(chan struct{})}
+	w := &fanoutWatchers{start: start, sentAt: make([]atomic.Int64, c.writes), got: newTally(c.writes), allIn: make(chan struct{})}
 	w.want.Store(int64(c.watchers) * int64(c.writes))
 	openErr := w.open(watchCtx, watchClient, coll+"?watch=1&resourceVersion="+rv, prefix, c)
 	rep.addf("watches opened: %d of %d in %v (first failure: %v)", int64(c.watchers)-w.openFailed.Load(), c.watchers,
@@ -74,7 +74,8 @@ func fanout(ctx context.Context, t *target, c config) (report, error) {
 	rep.addf("writes: %v in %v (%.0f/s)", codes, writesDone.Round(time.Millisecond), float64(c.writes)/writesDone.Seconds())
 	rep.addf("deliveries: %d of %d in %v: %.0f/s", d, want, elapsed.Round(time.Millisecond), float64(d)/elapsed.Seconds())
 	rep.addf("write answered (waiting for the fan-out included): %s", answered.summary())
-	rep.addf("write-to-receive: %s", w.lat.summary())
+	rep.addf("write-to-receive: %s", w.got.lat.summary())
+	rep.addf("one event's spread over the watchers (last receive - first): %s", w.got.spread())
 	rep.addf("watchers closed before receiving everything: %d", w.closedEarly.Load())
 	rep.addf("/healthz during the writes: %s", health.summary())
 	if d < want {
@@ -83,14 +84,14 @@ func fanout(ctx context.Context, t *target, c config) (report, error) {
 	return rep, nil
 }
 
-// fanoutWatchers are the fan-out's watchers and what they count: each
-// delivery's write-to-receive latency (sentAt holds when each write was
-// sent, since start), deliveries until want have arrived (then allIn is
-// closed), watchers that failed to open or closed early.
+// fanoutWatchers are the fan-out's watchers and what they count: what
+// each delivery took from write to receive (got; sentAt holds when each
+// write was sent, since start), deliveries until want have arrived (then
+// allIn is closed), watchers that failed to open or closed early.
 type fanoutWatchers struct {
 	start                              time.Time
 	sentAt                             []atomic.Int64
-	lat                                histogram
+	got                                *tally
 	delivered, closedEarly, openFailed atomic.Int64
 	want                               atomic.Int64
 	allIn                              chan struct{}
@@ -117,15 +118,18 @@ func (w *fanoutWatchers) open(watchCtx context.Context, watchClient *http.Client
 				return
 			}
 			defer body.Close()
+			rs, n := make([]receipt, 0, receiptBatch), 0
 			got := readWatch(body, prefix, func(i int) {
 				if i < 0 || i >= len(w.sentAt) {
 					return
 				}
-				w.lat.add(time.Since(w.start) - time.Duration(w.sentAt[i].Load()))
-				if w.delivered.Add(1) >= w.want.Load() {
-					w.allOnce.Do(func() { close(w.allIn) })
+				rs = append(rs, receipt{i, time.Since(w.start)})
+				// Everything this watcher waits for: the run may be over.
+				if n++; len(rs) == cap(rs) || n == c.writes {
+					rs = w.hand(rs)
 				}
 			})
+			w.hand(rs)
 			if got < c.writes && watchCtx.Err() == nil {
 				w.closedEarly.Add(1)
 				w.gaveUp(int64(c.writes - got))
@@ -139,6 +143,18 @@ func (w *fanoutWatchers) open(watchCtx context.Context, watchClient *http.Client
 		}
 	}
 	return openErr
+}
+
+// hand counts a reader's receipts and returns its emptied slice.
+func (w *fanoutWatchers) hand(rs []receipt) []receipt {
+	if len(rs) == 0 {
+		return rs
+	}
+	w.got.add(rs, func(i int) time.Duration { return time.Duration(w.sentAt[i].Load()) })
+	if w.delivered.Add(int64(len(rs))) >= w.want.Load() {
+		w.allOnce.Do(func() { close(w.allIn) })
+	}
+	return rs[:0]
 }
 
 // gaveUp takes the deliveries a watcher the server closed will never get
