@@ -39,8 +39,8 @@ type writeAdmission struct {
 	// be admitted: writers that all looked again every few milliseconds,
 	// whoever looked first winning, let one writer lose to the others
 	// again and again, and its event waited that much longer (with 4
-	// writers and 10,000 watchers, p99 write-to-receive was about 2.5
-	// times p50).
+	// writers and 10,000 watchers, a write's p99 wait was 4 to 5 times its
+	// p50; docs/performance-limits.md, "Where the p99 goes").
 	line []*admitTicket
 	// writing counts the writes admitted and not over yet.
 	writing atomic.Int64
