@@ -87,10 +87,9 @@ func (c *Cacher) QueuedFrames() int64 { return c.admission.queued.Load() }
 // Config.MaxQueuedFrames frames or other writers wait; then the writer
 // waits in line, and returns once it is first and the fan-out is less,
 // when ctx ends, or after a second at most; waited reports whether it
-// waited. The write
-// counts as fan-out to do until done is called, once it is over: writers
-// let through together would otherwise all pass the same check before the
-// first of their events reached the watch cache.
+// waited. The write counts as fan-out to do until done is called, once it
+// is over: writers let through together would otherwise all pass the same
+// check before the first of their events reached the watch cache.
 func (c *Cacher) AdmitWrite(ctx context.Context) (done func(), waited bool) {
 	limit := c.cfg.MaxQueuedFrames
 	if limit < 0 {
