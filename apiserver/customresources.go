@@ -157,21 +157,38 @@ const uninstallTimeout = 30 * time.Second
 // discovery at once (later requests get 404), then its objects are deleted
 // one by one, so open watches of every version see one DELETED each, and
 // once the watch caches have passed those on, they stop and the watches
-// end.
+// end. If deleting fails, the resource stays unserved and the next
+// Uninstall of it deletes what is left: the definitions' controller tries
+// again, as kube-apiserver's customresourcecleanup finalizer does
+// (crd.Controller.remove).
 func (s *Server) Uninstall(ctx context.Context, gr api.GroupResource) error {
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, uninstallTimeout)
+	defer cancel()
+	if res, ok := s.undeleted[gr]; ok {
+		if _, err := s.deleteAll(ctx, res); err != nil {
+			return err
+		}
+		delete(s.undeleted, gr)
+		return nil
+	}
 	s.publishEntries(slices.DeleteFunc(s.registry.Entries(), func(e *registry.Entry) bool { return e.GroupResource() == gr }))
 	entries := s.registry.Remove(gr)
 	if len(entries) == 0 {
 		return nil
 	}
 	defer stopCaches(entries)
-	ctx, cancel := context.WithTimeout(ctx, uninstallTimeout)
-	defer cancel()
 	deleted, err := s.deleteAll(ctx, entries[0].Resource)
-	if err != nil || deleted == 0 {
+	if err != nil {
+		if s.undeleted == nil {
+			s.undeleted = map[api.GroupResource]*registry.Resource{}
+		}
+		s.undeleted[gr] = entries[0].Resource
 		return err
+	}
+	if deleted == 0 {
+		return nil
 	}
 	// Every deletion is at or below the current revision.
 	last, err := s.store.CurrentRevision(ctx)

@@ -59,8 +59,12 @@ type Server struct {
 	// set under it.
 	crdMu       sync.Mutex
 	crdsStopped bool
-	handlers    *handlers.Handlers
-	watch       *watchserver.Server
+	// undeleted are the custom resources no longer served whose objects
+	// Uninstall could not all delete, for its next call to finish; under
+	// crdMu.
+	undeleted map[api.GroupResource]*registry.Resource
+	handlers  *handlers.Handlers
+	watch     *watchserver.Server
 	// turns is the line every watch cache's watchers write in turn.
 	turns *cacher.Turns
 
