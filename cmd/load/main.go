@@ -18,7 +18,8 @@
 //
 // It talks to loopback only, and every run is bounded in size (flags are
 // capped) and in time (-timeout). It prints one report: deliveries per
-// second, write-to-receive latency, server CPU per delivery, peak server
+// second, write-to-receive latency, how long one event took to reach
+// every watcher after the first, server CPU per delivery, peak server
 // RSS, /healthz latency, 429s. The flood's caps come from the server's
 // limit on open files (docs/limits.md): ulimit -n sets it for the server
 // it starts, and this process needs as many for the watches it holds. docs/performance-limits.md has the numbers
