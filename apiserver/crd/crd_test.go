@@ -50,7 +50,16 @@ func TestValidateObject(t *testing.T) {
 		{name: "array item", spec: `{"color":"red","tags":["a",2]}`, cause: `spec.tags[1] in body must be of type string`},
 		{name: "required", spec: `{"size":1}`, cause: `spec.color: Required value`},
 		{name: "enum", spec: `{"color":"green"}`, cause: `Unsupported value: "green"`},
-		{name: "null", spec: `null`, cause: `spec in body must be of type object: "null"`},
+		// Nulls as kube-apiserver 1.37.2 answered them (asked 2026-11-29
+		// with this schema): a null member whose schema is not nullable
+		// and has no default is dropped before validation, a null list
+		// item is not.
+		{name: "null object dropped", spec: `null`, kept: ``},
+		{name: "null member dropped", spec: `{"color":"red","size":null,"labels":{"a":null},"free":{"x":null}}`,
+			kept: `{"color":"red","labels":{},"free":{"x":null}}`},
+		{name: "null required member dropped", spec: `{"color":null}`, cause: `spec.color: Required value`},
+		{name: "null list item", spec: `{"color":"red","tags":[null]}`,
+			cause: `spec.tags[0]: Invalid value: "null": spec.tags[0] in body must be of type string: "null"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := widget(tc.spec)
@@ -61,10 +70,33 @@ func TestValidateObject(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			if tc.kept == "" {
+				assert.Nil(t, o.Get("spec"))
+				return
+			}
 			assert.JSONEq(t, tc.kept, string(o.Get("spec")))
 			assert.Nil(t, o.Get("junk"), "unknown top-level fields are pruned")
 		})
 	}
+}
+
+// A member the root requires is required as anywhere else, null or
+// absent (kube-apiserver 1.37.2: "spec: Required value", asked 2026-11-29).
+func TestValidateObjectRootRequired(t *testing.T) {
+	gk := api.GroupKind{Group: "example.com", Kind: "Widget"}
+	s := schema(t)
+	s.Required = []string{"spec"}
+	for _, spec := range []string{``, `null`} {
+		o := widget(`{"color":"red"}`)
+		o.Fields = o.Fields[1:] // no spec
+		if spec != "" {
+			o.Fields = append(o.Fields, api.Field{Name: "spec", Value: json.RawMessage(spec)})
+		}
+		err := validateObject(gk, s, o, true)
+		require.True(t, api.IsInvalid(err), "%v", err)
+		assert.Equal(t, `Widget.example.com "w" is invalid: spec: Required value`, err.Error())
+	}
+	require.NoError(t, validateObject(gk, s, widget(`{"color":"red"}`), true))
 }
 
 func TestDefinitionValidate(t *testing.T) {

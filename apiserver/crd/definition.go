@@ -294,6 +294,9 @@ func validateObject(gk api.GroupKind, schema *Schema, obj *api.Object, embedded 
 		if err != nil {
 			return api.NewBadRequest(fmt.Sprintf("field %s: %v", f.Name, err))
 		}
+		if v == nil && sub.dropsNull() {
+			continue // as if absent (schema.go, dropNulls)
+		}
 		v, c, _ := sub.validate(f.Name, v)
 		causes = append(causes, c...)
 		if embedded {
@@ -305,11 +308,29 @@ func validateObject(gk api.GroupKind, schema *Schema, obj *api.Object, embedded 
 		}
 		kept = append(kept, api.Field{Name: f.Name, Value: raw})
 	}
+	causes = append(rootRequired(schema, kept), causes...)
 	if causes = append(causes, embeddedC...); len(causes) > 0 {
 		return api.NewInvalid(gk, obj.Metadata.Name, causes)
 	}
 	obj.Fields = kept
 	return nil
+}
+
+// rootRequired is a "Required value" for each member the schema's root
+// requires that the object lacks, as for any object in it (validate).
+// apiVersion, kind and metadata are always there by now.
+func rootRequired(schema *Schema, fields []api.Field) []api.StatusCause {
+	var causes []api.StatusCause
+	for _, req := range schema.Required {
+		switch req {
+		case "apiVersion", "kind", "metadata":
+			continue
+		}
+		if !slices.ContainsFunc(fields, func(f api.Field) bool { return f.Name == req }) {
+			causes = append(causes, api.StatusCause{Type: api.CauseFieldValueRequired, Field: req, Message: "Required value"})
+		}
+	}
+	return causes
 }
 
 // lookupPath evaluates the simple JSONPath of a printer column

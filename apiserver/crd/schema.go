@@ -156,6 +156,7 @@ func (s *Schema) validate(path string, v any) (any, []api.StatusCause, []string)
 	var pruned []string
 	switch x := v.(type) {
 	case map[string]any:
+		s.dropNulls(x)
 		for _, req := range s.Required {
 			if _, ok := x[req]; !ok {
 				causes = append(causes, api.StatusCause{Type: api.CauseFieldValueRequired, Field: join(path, req), Message: "Required value"})
@@ -193,6 +194,37 @@ func (s *Schema) validate(path string, v any) (any, []api.StatusCause, []string)
 		}
 	}
 	return v, causes, pruned
+}
+
+// Nulls a schema does not allow: kube-apiserver drops a null member whose
+// schema is neither nullable nor has a default before it validates, so
+// that it reads as absent ("Required value" if it is required), and
+// leaves a null with a default to be defaulted (k8s.io/apiextensions-apiserver
+// v0.37.2 pkg/apiserver/schema/defaulting/prunenulls.go,
+// PruneNonNullableNullsWithoutDefaults, called when a request's body is
+// decoded: customresource_handler.go, unstructuredSchemaCoercer.apply).
+// A null list item is not dropped, and fails validation as its type.
+
+// dropsNull reports whether a null where s applies is dropped.
+func (s *Schema) dropsNull() bool { return s != nil && !s.Nullable && !s.declaresDefault() }
+
+// memberSchema is the schema of member k of an object s describes: its
+// property's, or else its additionalProperties' (nil: unknown).
+func (s *Schema) memberSchema(k string) *Schema {
+	if p := s.Properties[k]; p != nil {
+		return p
+	}
+	return s.AdditionalProperties
+}
+
+// dropNulls deletes from x, an object s describes, the null members whose
+// schema does not allow them.
+func (s *Schema) dropNulls(x map[string]any) {
+	for k, v := range x {
+		if v == nil && s.memberSchema(k).dropsNull() {
+			delete(x, k)
+		}
+	}
 }
 
 // validateEmbeddedMeta validates member k (apiVersion, kind or metadata)
