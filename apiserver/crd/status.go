@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -146,14 +147,25 @@ func (c *Controller) acceptNames(ctx context.Context, d *Definition) (*api.Objec
 }
 
 // establish writes the condition kube-apiserver's establishing controller
-// writes: the definition's resource is served.
+// writes: the definition's resource is served. Like that controller, it
+// asks the definition as it is now, not as the event that brought it here
+// said it was (establishing_controller.go, sync, reads its lister): only
+// names accepted and not yet established are established. A late event
+// of the Controller's own earlier write would otherwise write Established
+// again over conditions a client has written since.
 func (c *Controller) establish(ctx context.Context, d *Definition) error {
-	_, err := c.updateStatus(ctx, d, func(_ *api.Object, status definitionStatusFields) error {
+	_, err := c.updateStatus(ctx, d, func(cur *api.Object, status definitionStatusFields) error {
+		if !conditionTrue(cur, condNamesAccepted) || conditionTrue(cur, condEstablished) {
+			return errUnchanged
+		}
 		return setConditions(status, time.Now(),
 			condition{Type: condEstablished, Status: "True", Reason: "InitialNamesAccepted", Message: "the initial names have been accepted"})
 	})
 	return err
 }
+
+// errUnchanged is what a status change returns to write nothing.
+var errUnchanged = errors.New("status unchanged")
 
 // updateStatus changes the stored status of definition d (the same uid:
 // a definition deleted and created again meanwhile is left alone, as an
@@ -170,7 +182,9 @@ func (c *Controller) updateStatus(ctx context.Context, d *Definition, change fun
 				return nil, fmt.Errorf("status of customresourcedefinition %s: %w", d.Name, err)
 			}
 		}
-		if err := change(cur, status); err != nil {
+		if err := change(cur, status); errors.Is(err, errUnchanged) {
+			return cur, nil // equal to the stored object: nothing is written
+		} else if err != nil {
 			return nil, err
 		}
 		raw, err := json.Marshal(status)

@@ -131,3 +131,48 @@ func TestControllerRetriesAFailedInstall(t *testing.T) {
 	assert.True(t, host.failed)
 	assert.Equal(t, 1, host.installs)
 }
+
+// The Controller's own first status write comes back on its watch after
+// a client may have written the status again: applying it late writes
+// nothing, since the definition as it is now has no names accepted left
+// to establish (kube-apiserver's establishing controller reads its lister,
+// not the event). Under load this wrote Established back over a client's
+// conditions, in TestCustomResourceDefinitionStatusSubresource.
+func TestControllerIgnoresItsOwnLateEvent(t *testing.T) {
+	st := store.New(store.Options{})
+	t.Cleanup(st.Close)
+	c := NewController(st, &countingHost{}, nil)
+	ctx := safetyContext(t)
+	obj := putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
+	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
+	require.NoError(t, err)
+	defer w.Stop()
+	c.apply(ctx, obj)
+	late := <-w.Events() // names accepted, Established False
+	require.False(t, conditionTrue(late.Object, condEstablished))
+
+	// A client replaces the conditions, as a JSON patch of /status may.
+	written, err := st.GuaranteedUpdate(ctx, Prefix+"widgets.example.com", func(cur *api.Object) (*api.Object, error) {
+		next := cur.DeepCopy()
+		var status map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(cur.Get("status"), &status))
+		status["conditions"] = json.RawMessage(`[{"message":"patched"}]`)
+		raw, err := json.Marshal(status)
+		require.NoError(t, err)
+		return next, next.Set("status", raw)
+	})
+	require.NoError(t, err)
+
+	c.apply(ctx, late.Object)
+	now, err := st.Get(ctx, Prefix+"widgets.example.com")
+	require.NoError(t, err)
+	assert.Equal(t, written.Metadata.ResourceVersion, now.Metadata.ResourceVersion, "the late event was written over the client's status")
+	assert.JSONEq(t, `[{"message":"patched"}]`, string(mustField(t, now.Get("status"), "conditions")))
+}
+
+func mustField(t *testing.T, obj json.RawMessage, name string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(obj, &m))
+	return m[name]
+}
