@@ -16,6 +16,9 @@ import (
 	"listwatch/store"
 )
 
+// widgetsSpec is a definition's spec: cluster-scoped widgets, one version.
+const widgetsSpec = `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`
+
 // peekingHost records the definition's conditions as stored when the
 // controller asks it to install the resource.
 type peekingHost struct {
@@ -52,7 +55,7 @@ func TestControllerEstablishesOnlyOnceInstalled(t *testing.T) {
 	c := NewController(st, host, nil)
 	ctx := safetyContext(t)
 
-	obj := putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
+	obj := putDefinition(t, st, widgetsSpec)
 	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
 	require.NoError(t, err)
 	defer w.Stop()
@@ -73,7 +76,7 @@ func TestControllerEstablishesOnlyOnceInstalled(t *testing.T) {
 		acceptedNamesOf(t, st))
 
 	// Seen again (its own writes come back on the watch): nothing to do.
-	c.apply(ctx, putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`))
+	c.apply(ctx, putDefinition(t, st, widgetsSpec))
 	assert.Equal(t, 1, host.installs)
 }
 
@@ -125,7 +128,7 @@ func TestControllerRetriesAFailedInstall(t *testing.T) {
 	w, err := st.Watch(ctx, Prefix, from)
 	require.NoError(t, err)
 	defer w.Stop()
-	obj := putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
+	obj := putDefinition(t, st, widgetsSpec)
 	waitEstablished(t, w, obj.Metadata.UID)
 	stop()
 	assert.True(t, host.failed)
@@ -143,7 +146,7 @@ func TestControllerIgnoresItsOwnLateEvent(t *testing.T) {
 	t.Cleanup(st.Close)
 	c := NewController(st, &countingHost{}, nil)
 	ctx := safetyContext(t)
-	obj := putDefinition(t, st, `{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`)
+	obj := putDefinition(t, st, widgetsSpec)
 	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
 	require.NoError(t, err)
 	defer w.Stop()
