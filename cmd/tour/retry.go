@@ -170,7 +170,7 @@ func (t *tour) awayWhile(ctx context.Context, cab *cable, ev *evidence, n int, m
 	defer cab.plugIn()
 	informerWatches, _ := t.counts()
 	if err := t.killWatch(ctx); err != nil {
-		return "", fmt.Errorf("%s: %w", t.here(), err)
+		return "", err
 	}
 	err := ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the watcher tries again", func() bool { return ev.waiting >= n })
 	if err != nil {

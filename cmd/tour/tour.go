@@ -387,7 +387,7 @@ func (t *tour) kill(ctx context.Context) error {
 	t.chapter(chapterKill())
 	watches, lists := t.counts()
 	if err := t.killWatch(ctx); err != nil {
-		return fmt.Errorf("%s: %w", t.here(), err)
+		return err
 	}
 	err := t.ev.waitFor(ctx, t.o.StageTimeout, t.here()+": the Reflector re-watches after a reset", func() bool {
 		return t.ev.watchCount() > watches
@@ -413,7 +413,7 @@ func (t *tour) expired(ctx context.Context) error {
 	_, lists := t.counts()
 	t.cable.unplug()
 	if err := t.killWatchOrAway(ctx); err != nil {
-		return fmt.Errorf("%s: %w", t.here(), err)
+		return err
 	}
 
 	t.con.note("while the informer is away: delete %s, change %s, %d writes to %s/%s, compact", alphaKey, demoKey, burst, namespace, busyName)
@@ -532,7 +532,7 @@ func (t *tour) killWatchUnless(ctx context.Context, away func() bool) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("a watch connection to kill: did not happen within %v", t.o.StageTimeout)
+			return t.late("a watch connection to kill")
 		}
 		select {
 		case <-ctx.Done():
