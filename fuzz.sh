@@ -52,6 +52,7 @@ targets=(
   "./apiserver/negotiation FuzzProtobufBody" # create/update bodies (protobuf, as kubectl sends)
   "./apiserver/patch FuzzPatch"              # merge, JSON and strategic merge patches; 4xx or bounded valid JSON
   "./apiserver/patch FuzzApply"              # server-side apply bodies (YAML) and ownership
+  "./apiserver/yamljson FuzzConvert"         # YAML bodies to JSON, as goyaml.v2 reads them
   "./apiserver/handlers FuzzContinueToken"   # ?continue=
   "./client FuzzEventDecoder"                # a watch stream cut into events, however it is split
   "./client FuzzStreamWatcher"               # a watch body end to end: events, ERROR, close, Stop

@@ -59,7 +59,8 @@ func (s *Server) serveSelfSubjectAccessReview(w http.ResponseWriter, r *http.Req
 	negotiation.WriteObject(w, r, http.StatusCreated, review)
 }
 
-// readReview decodes the review in the request's body, JSON or protobuf.
+// readReview decodes the review in the request's body, JSON, YAML or
+// protobuf.
 func readReview(w http.ResponseWriter, r *http.Request, s *Server) (*api.Object, error) {
 	res := selfSubjectAccessReviews
 	format, err := negotiation.ObjectBodyFormat(r, res)
@@ -70,8 +71,13 @@ func readReview(w http.ResponseWriter, r *http.Request, s *Server) (*api.Object,
 	if err != nil {
 		return nil, err
 	}
-	if format == negotiation.ProtobufBody {
+	switch format {
+	case negotiation.ProtobufBody:
 		return negotiation.DecodeProtobufObject(res, body, s.tracer)
+	case negotiation.YAMLBody:
+		if body, _, err = negotiation.YAMLToJSON(res, body); err != nil {
+			return nil, err
+		}
 	}
 	return negotiation.DecodeObject(res, body)
 }

@@ -220,7 +220,8 @@ func TestProtobufCreateEveryKind(t *testing.T) {
 	}
 }
 
-// TestProtobufUnsupportedTypes: CBOR is 415 listing both types we read.
+// TestProtobufUnsupportedTypes: CBOR is 415 listing the types
+// kube-apiserver 1.37.2 lists: JSON, YAML and protobuf.
 func TestProtobufUnsupportedTypes(t *testing.T) {
 	ts := startServer(t, Config{})
 	cbor := map[string]string{"Content-Type": "application/cbor"}
@@ -228,7 +229,7 @@ func TestProtobufUnsupportedTypes(t *testing.T) {
 		st := ts.do(req{method: "POST", path: path, body: "\xa1", header: cbor}).status(t)
 		assert.Equal(t, int32(http.StatusUnsupportedMediaType), st.Code)
 		assert.Equal(t, api.ReasonUnsupportedMediaType, st.Reason)
-		assert.Contains(t, st.Message, "accepted media types include: application/json, application/vnd.kubernetes.protobuf")
+		assert.Contains(t, st.Message, "accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf")
 	}
 }
 

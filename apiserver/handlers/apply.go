@@ -123,7 +123,7 @@ func (h *Handlers) createByApply(w http.ResponseWriter, r *http.Request, ri Requ
 	built, err := a.apply(nil)
 	if err == nil {
 		addWarnings(w, a.warnings())
-		built, err = conformBody(w, res, built, a.directive)
+		built, err = conformBody(w, res, built, a.directive, nil)
 	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)

@@ -105,10 +105,12 @@ func (h *Handlers) create(r *http.Request, res *registry.Resource, obj *api.Obje
 	}
 }
 
-// readObject reads and decodes a create or update body: JSON, or protobuf
-// for every built-in kind (negotiation/decode.go, through api/protobuf).
-// A JSON body is checked against its kind's types and pruned
-// (fieldvalidation.go); options is CreateOptions or UpdateOptions.
+// readObject reads and decodes a create or update body: JSON, YAML
+// (converted to JSON first, as kube-apiserver's YAML serializer does), or
+// protobuf for every built-in kind (negotiation/decode.go, yaml.go,
+// protobuf.go). A JSON or YAML body is checked against its kind's types
+// and pruned (fieldvalidation.go); options is CreateOptions or
+// UpdateOptions.
 func (h *Handlers) readObject(w http.ResponseWriter, r *http.Request, res *registry.Resource, options string) (*api.Object, error) {
 	format, err := negotiation.ObjectBodyFormat(r, res)
 	if err != nil {
@@ -125,15 +127,23 @@ func (h *Handlers) readObject(w http.ResponseWriter, r *http.Request, res *regis
 	if err != nil {
 		return nil, err
 	}
-	if format == negotiation.ProtobufBody {
+	// Decode once for what the body claims to be (malformed, the wrong
+	// kind: 400 before any field is looked at), then conform it.
+	var repeated []string
+	switch format {
+	case negotiation.ProtobufBody:
 		return negotiation.DecodeProtobufObject(res, body, h.tracer)
+	case negotiation.YAMLBody:
+		if body, repeated, err = negotiation.YAMLToJSON(res, body); err != nil {
+			return nil, err
+		}
+	default:
+		body = negotiation.EmptyIfNull(body)
+		if _, err := negotiation.DecodeObject(res, body); err != nil {
+			return nil, err
+		}
 	}
-	// Decode once for what the body claims to be (malformed JSON, the
-	// wrong kind: 400 before any field is looked at), then conform it.
-	if _, err := negotiation.DecodeObject(res, body); err != nil {
-		return nil, err
-	}
-	if body, err = conformBody(w, res, body, directive); err != nil {
+	if body, err = conformBody(w, res, body, directive, repeated); err != nil {
 		return nil, err
 	}
 	return negotiation.DecodeObject(res, body)

@@ -13,6 +13,7 @@ import (
 	"listwatch/apiserver/filters"
 	"listwatch/apiserver/negotiation"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/yamljson"
 	"listwatch/narrate"
 	"listwatch/store"
 )
@@ -65,9 +66,17 @@ func readDeleteOptions(w http.ResponseWriter, r *http.Request) (*deleteOptions, 
 		if err != nil {
 			return nil, err
 		}
-		if format == negotiation.ProtobufBody {
+		switch format {
+		case negotiation.ProtobufBody:
 			if body, err = negotiation.ProtobufToJSON(body, "meta.k8s.io/v1", "DeleteOptions"); err != nil {
 				return nil, err
+			}
+		case negotiation.YAMLBody:
+			// kube-apiserver 1.37.2 answers YAML that does not parse
+			// with goyaml's words alone: 400 "yaml: line 4: did not
+			// find expected key".
+			if body, _, err = yamljson.Convert(body); err != nil {
+				return nil, api.NewBadRequest(err.Error())
 			}
 		}
 		if len(body) > 0 {

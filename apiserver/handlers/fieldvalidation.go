@@ -8,6 +8,7 @@ import (
 
 	"listwatch/api"
 	"listwatch/apiserver/registry"
+	"listwatch/apiserver/yamljson"
 )
 
 // Typed bodies and ?fieldValidation. Every object of a built-in kind that
@@ -54,8 +55,12 @@ func fieldValidation(r *http.Request, options string) (string, error) {
 }
 
 // conformBody checks a create or update body (JSON) of res and returns it
-// pruned, adding Warning headers to w as the directive says.
-func conformBody(w http.ResponseWriter, res *registry.Resource, body []byte, directive string) ([]byte, error) {
+// pruned, adding Warning headers to w as the directive says. repeated are
+// the keys a YAML body gave twice (yamljson.Convert): a strict error
+// before the unknown fields, and under Warn one warning each, as
+// kube-apiserver's YAML serializer and create.go's
+// addStrictDecodingWarnings report them.
+func conformBody(w http.ResponseWriter, res *registry.Resource, body []byte, directive string, repeated []string) ([]byte, error) {
 	c, err := res.Conform(body)
 	cannot := func(why string) error {
 		// The version alone, not the group: "Deployment in version "v1""
@@ -65,11 +70,16 @@ func conformBody(w http.ResponseWriter, res *registry.Resource, body []byte, dir
 	if err != nil {
 		return nil, cannot(err.Error())
 	}
-	if len(c.Strict) > 0 {
+	strict := c.Strict
+	if len(repeated) > 0 {
+		strict = append([]string{yamljson.RepeatedKeysError(repeated)}, strict...)
+	}
+	if len(strict) > 0 {
 		switch directive {
 		case fieldValidationStrict:
-			return nil, cannot(strictDecodingError(c.Strict))
+			return nil, cannot(strictDecodingError(strict))
 		case fieldValidationWarn:
+			addWarnings(w, repeated)
 			addWarnings(w, c.Strict)
 		}
 	}

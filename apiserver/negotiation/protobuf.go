@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,45 +32,6 @@ import (
 
 // ProtobufContentType is Kubernetes' protobuf media type.
 const ProtobufContentType = protobuf.ContentType
-
-// BodyFormat is how a request body is encoded.
-type BodyFormat int
-
-const (
-	// JSONBody is a JSON body (or one without a Content-Type).
-	JSONBody BodyFormat = iota
-	// ProtobufBody is a Kubernetes protobuf body of a kind we read.
-	ProtobufBody
-)
-
-// ObjectBodyFormat decides, from the Content-Type alone, whether a create
-// or update body for res can be read: JSON (or no Content-Type, which
-// Kubernetes reads as JSON) always, protobuf for every kind the protobuf
-// schema knows (not custom resources, which real Kubernetes serves as JSON
-// only too). Anything else is 415 naming the types this path accepts.
-func ObjectBodyFormat(r *http.Request, res *registry.Resource) (BodyFormat, error) {
-	return BodyFormatOf(r, protobuf.Default().Knows(res.APIVersion(), res.Kind))
-}
-
-// BodyFormatOf is ObjectBodyFormat for a body whose kind is known in
-// advance (DeleteOptions): protobufOK says whether protobuf is readable.
-func BodyFormatOf(r *http.Request, protobufOK bool) (BodyFormat, error) {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return JSONBody, nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	switch {
-	case err == nil && mt == JSONContentType:
-		return JSONBody, nil
-	case err == nil && mt == ProtobufContentType && protobufOK:
-		return ProtobufBody, nil
-	case protobufOK:
-		return 0, api.NewUnsupportedMediaType(ct, []string{JSONContentType, ProtobufContentType})
-	default:
-		return 0, api.NewUnsupportedMediaType(ct, []string{JSONContentType})
-	}
-}
 
 // DecodeProtobufObject reads a protobuf create or update body for res: it
 // converts the body to JSON and decodes that exactly as a JSON body.

@@ -21,7 +21,7 @@ func TestApplyOwnershipAndConflicts(t *testing.T) {
 		require.NoError(t, err)
 		return js
 	}
-	obj, err := Apply(nil, cfg("data: {a: '1', b: '2'}\nmetadata: {labels: {x: y}}"), req("one", false))
+	obj, err := Apply(nil, cfg("data: {a: '1', b: '2'}\nmetadata: {labels: {x: 'y'}}"), req("one", false))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"data":{"a":"1","b":"2"},"metadata":{"labels":{"x":"y"},"managedFields":[{"manager":"one","operation":"Apply","apiVersion":"v1",`+
 		`"time":"2026-11-23T22:24:39Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:a":{},"f:b":{}},"f:metadata":{"f:labels":{"f:x":{}}}}}]}}`, string(obj))

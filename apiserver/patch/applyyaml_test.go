@@ -44,11 +44,12 @@ func TestParseAppliedRepeatedKeys(t *testing.T) {
 		"  line 10: key \"knownField1\" already set in map\n  line 16: key \"hostPort\" already set in map", StrictApplyError(dups).Error())
 
 	// A repeat inside a repeated value comes first; keys keep their YAML
-	// type (1 and "1" differ), and a third time is a second repeat.
-	_, dups, err = ParseApplied([]byte("a:\n  x: 1\nb: 1\na:\n  y: 1\n  y: 2\n1: a\n\"1\": b\nb: 2\nb: 3\n"))
+	// type (1 and "1" differ; y is YAML 1.1's true), and a third time is
+	// a second repeat. goyaml.v2 v2.4.4's UnmarshalStrict lists these five.
+	_, dups, err = ParseApplied([]byte("a:\n  x: 1\nb: 1\na:\n  y: 1\n  y: 2\n1: a\n\"1\": b\nb: 2\nb: 3\non: 1\ntrue: 2\n"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{`line 6: key "y" already set in map`, `line 5: key "a" already set in map`,
-		`line 9: key "b" already set in map`, `line 10: key "b" already set in map`}, dups)
+	assert.Equal(t, []string{`line 6: key true already set in map`, `line 5: key "a" already set in map`,
+		`line 9: key "b" already set in map`, `line 10: key "b" already set in map`, `line 12: key true already set in map`}, dups)
 }
 
 // Aliases expand, but not without bound, merged or not.
@@ -174,7 +175,9 @@ func TestParseAppliedMergeKeys(t *testing.T) {
 
 // What a merge key may merge: a mapping, an alias of one, or a list of
 // those; not an alias of a list, nor a list in the list
-// (go.yaml.in/yaml/v2 v2.4.4 decode.go, decoder.merge and failWantMap).
+// (go.yaml.in/yaml/v2 v2.4.4 decode.go, decoder.merge and failWantMap). In
+// YAML's block style the conversion for the audit log meets the error
+// first (kube-apiserver 1.37.2 answered the last body so).
 func TestParseAppliedMergeKeyValues(t *testing.T) {
 	for _, body := range []string{
 		"m:\n  <<: 3\n",
@@ -186,7 +189,7 @@ func TestParseAppliedMergeKeyValues(t *testing.T) {
 		_, _, err := ParseApplied([]byte(body))
 		require.Error(t, err, body)
 		assert.True(t, api.IsBadRequest(err), "%s: %v", body, err)
-		assert.Equal(t, "error decoding patch: error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value", err.Error(), body)
+		assert.Equal(t, "error encoding patch: yaml: map merge requires map or sequence of maps as the value", err.Error(), body)
 	}
 }
 
@@ -224,13 +227,19 @@ func TestParseAppliedMergeRepeatUnderEachMode(t *testing.T) {
 	}
 }
 
-// What is not an object is refused as applyPatcher refuses it.
+// What is not an object is refused as kube-apiserver 1.37.2 refused the
+// same bodies (sent to it with curl): "error encoding patch" from its
+// conversion for the audit log, unless the body starts with "{";
+// "error decoding patch" from applyPatcher.
 func TestParseAppliedWording(t *testing.T) {
 	for body, msg := range map[string]string{
-		"- a\n- b\n":    "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}",
-		"3":             "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go value of type map[string]interface {}",
-		"{a: [unclosed": "error decoding patch: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'",
-		"? [1]\n: 2\n":  "error decoding patch: error converting YAML to JSON: unsupported map key of type: []interface {}, key: []interface {}{1}",
+		"- a\n- b\n":     "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}",
+		"3":              "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go value of type map[string]interface {}",
+		"{a: [unclosed":  "error decoding patch: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'",
+		"a: [unclosed":   "error encoding patch: yaml: line 1: did not find expected ',' or ']'",
+		"? [1]\n: 2\n":   "error encoding patch: yaml: invalid map key: []interface {}{1}",
+		"{? [1]\n: 2}\n": "error decoding patch: error converting YAML to JSON: yaml: invalid map key: []interface {}{1}",
+		"a: !!int x\n":   "error encoding patch: yaml: cannot decode !!str `x` as a !!int",
 	} {
 		_, _, err := ParseApplied([]byte(body))
 		require.Error(t, err, body)
