@@ -80,7 +80,9 @@ func jsonEscaped(s string) string {
 // 1.37, whatever the patch type, before the object is even looked up
 // (handlers/patch.go validateAndTranscodePatch, which keeps the audit log
 // to valid JSON). A body that is JSON but not a patch is still decoded and
-// refused as before ("error decoding patch: ...").
+// refused as before ("error decoding patch: ..."), but only once the
+// object is found: to one that does not exist, it is 404, as kube-apiserver
+// 1.37.2 answered each of these bodies.
 func TestPatchNotJSONIs400(t *testing.T) {
 	ts := startServer(t, Config{})
 	ts.createNamespace("fixtures")
@@ -90,10 +92,17 @@ func TestPatchNotJSONIs400(t *testing.T) {
 		r := ts.do(req{method: http.MethodPatch, path: cms + "/nope", body: `{"data":`, header: map[string]string{"Content-Type": ct}})
 		assert.Equal(t, want, string(r.mustCode(t, http.StatusBadRequest)), ct)
 	}
+	for _, ct := range []string{"application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"} {
+		for _, body := range []string{`1e999999`, `[1]`, `{"op":"add"}`} {
+			r := ts.do(req{method: http.MethodPatch, path: cms + "/nope", body: body, header: map[string]string{"Content-Type": ct}})
+			r.mustCode(t, http.StatusNotFound)
+		}
+	}
 	ts.createConfigMap("fixtures", "alpha", nil, map[string]string{"k": "v"})
 	r := ts.do(req{method: http.MethodPatch, path: cms + "/alpha", body: `{"op":"add"}`,
 		header: map[string]string{"Content-Type": "application/json-patch+json"}})
-	assert.Contains(t, r.status(t).Message, "error decoding patch", "valid JSON, not a JSON patch")
+	assert.Equal(t, "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp", r.status(t).Message,
+		"valid JSON, not a JSON patch")
 }
 
 // Pods carry metadata.generation in 1.37: 1 on create (pod strategy's

@@ -40,6 +40,9 @@
 //     decoding; our apiserver's fan-out), written up in
 //     docs/performance.md. Run them with
 //     cd interop && go test -run '^$' -bench . -benchmem .
+//   - yaml_test.go: our YAML reader (apiserver/yamljson) against
+//     sigs.k8s.io/yaml, kube-apiserver's, body by body: the same JSON,
+//     the same errors, the same keys given twice.
 //   - harness_test.go: starting our apiserver in-process, client-go
 //     clientsets for it, and requestCounter, the http.RoundTripper wrapper
 //     that counts list and watch requests and 410s on the client side.

@@ -37,7 +37,7 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 			apply = ac.apply
 		}
 	} else {
-		apply, err = patch.Func(patchType, pr.body, directive != fieldValidationIgnore)
+		apply = decodeOnFirstUse(patchType, pr.body, directive != fieldValidationIgnore)
 	}
 	if err != nil {
 		negotiation.WriteError(w, r, err)
@@ -87,6 +87,26 @@ func (h *Handlers) servePatch(w http.ResponseWriter, r *http.Request, ri Request
 		h.tracer.Printf(narrate.HTTP, "PATCH %s %s (%s) → rv %s", res.Name, updated.Key(), patchType, updated.Metadata.ResourceVersion)
 	}
 	negotiation.WriteObject(w, r, http.StatusOK, negotiation.WithKind(res, updated))
+}
+
+// decodeOnFirstUse is patch.Func, decoded when it is first applied rather
+// than before: kube-apiserver's patchers decode a merge, JSON or strategic
+// merge patch only once they hold the current object (k8s.io/apiserver
+// v0.37.2 pkg/endpoints/handlers/patch.go, applyPatchToCurrentObject), so
+// a patch to an object that does not exist is 404 even when the patch
+// itself would not decode.
+func decodeOnFirstUse(patchType string, body []byte, decodeStrictly bool) func([]byte) ([]byte, error) {
+	var apply func([]byte) ([]byte, error)
+	var err error
+	return func(cur []byte) ([]byte, error) {
+		if apply == nil && err == nil {
+			apply, err = patch.Func(patchType, body, decodeStrictly)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return apply(cur)
+	}
 }
 
 // patchRequest is what a PATCH asks for, read and checked before

@@ -31,9 +31,9 @@ const (
 )
 
 // acceptedBodyTypes are the media types a 415 names. kube-apiserver 1.37.2
-// names these three for every resource, custom resources included, whose
-// bodies it cannot read as protobuf (sent one, it fails the request
-// without an answer); ours answers such a body with this 415 too.
+// names these three for every resource, custom resources too, although it
+// cannot read a custom resource's body as protobuf (sent one, it drops the
+// connection without an answer); ours answers such a body with this 415.
 var acceptedBodyTypes = []string{JSONContentType, YAMLContentType, ProtobufContentType}
 
 // ObjectBodyFormat decides, from the Content-Type alone, whether a create

@@ -73,6 +73,10 @@ func TestConvertDocuments(t *testing.T) {
 	}
 	_, _, err := Convert([]byte("a: b\n data: x\n  b: [\n"))
 	assert.EqualError(t, err, "yaml: line 2: mapping values are not allowed in this context")
+	_, _, err = Convert([]byte("a: &a [*a]\n"))
+	assert.EqualError(t, err, "yaml: anchor 'a' value contains itself")
+	_, _, err = Convert([]byte("a: &a {b: {<<: *a}}\n"))
+	assert.EqualError(t, err, "yaml: anchor 'a' value contains itself")
 	assert.Equal(t, "yaml: unmarshal errors:\n  line 2: key \"a\" already set in map\n  line 3: key \"b\" already set in map",
 		RepeatedKeysError([]string{`line 2: key "a" already set in map`, `line 3: key "b" already set in map`}))
 }

@@ -24,17 +24,22 @@ import (
 //     reasons we set it as a string").
 //
 // Everything else, numbers in every base, nulls, infinities, an explicit
-// tag, a quoted or block scalar, goyaml.v3 decodes as goyaml.v2 does.
+// tag, a quoted or block scalar, goyaml.v3 decodes as goyaml.v2 does, but
+// for one tag: the non-specific "!" ("! 12") makes a scalar a string to
+// goyaml.v2, and goyaml.v3's parser drops it before the node tree shows
+// it, so here "! 12" is the number 12.
 func scalar(n *yaml.Node) (any, error) {
 	plain := n.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
 	switch {
 	case n.Tag == "!!timestamp":
 		return n.Value, nil
-	case plain && n.Tag == "!!str":
+	case plain && n.Tag == "!!str", n.Tag == "!!bool":
 		if b, ok := yaml11Bools[n.Value]; ok {
 			return b, nil
 		}
-		return n.Value, nil
+		if n.Tag == "!!str" {
+			return n.Value, nil
+		}
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
@@ -61,6 +66,7 @@ func v2Error(err error) error {
 // yaml11Bools are the plain scalars goyaml.v2 resolves to a boolean that
 // YAML 1.2, and so goyaml.v3, reads as strings (goyaml.v2 resolve.go,
 // resolveMapList; true and false in their three cases both agree on).
+// Under an explicit !!bool too, goyaml.v2 reads them as booleans.
 var yaml11Bools = map[string]bool{
 	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
 	"on": true, "On": true, "ON": true,

@@ -16,6 +16,9 @@ type walk struct {
 	// budget bounds the nodes visited, so that aliases of aliases cannot
 	// expand a small body into an enormous value.
 	budget int
+	// expanding are the aliases whose values are being walked: one met
+	// again inside its own value is a cycle (&a [*a]).
+	expanding map[*yaml.Node]bool
 }
 
 func (w *walk) value(n *yaml.Node) (any, error) {
@@ -29,7 +32,9 @@ func (w *walk) value(n *yaml.Node) (any, error) {
 		}
 		return w.value(n.Content[0])
 	case yaml.AliasNode:
-		return w.value(n.Alias)
+		var v any
+		err := w.expand(n, func(m *yaml.Node) (err error) { v, err = w.value(m); return err })
+		return v, err
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
@@ -92,6 +97,9 @@ func (w *walk) mapping(n *yaml.Node, out map[string]any, seen map[any]bool) erro
 			w.unconvertible = cmp.Or(w.unconvertible, err)
 			continue
 		}
+		// Two keys goyaml.v2 tells apart may be one JSON name (1 and
+		// "1"): sigs.k8s.io/yaml keeps either value, in Go's random
+		// map order; ours keeps the one written last.
 		out[name] = v
 	}
 	return nil
@@ -111,23 +119,42 @@ func (w *walk) merge(n *yaml.Node, out map[string]any, seen map[any]bool) error 
 		maps = n.Content
 	}
 	for i := len(maps) - 1; i >= 0; i-- {
-		m := maps[i]
-		if m.Kind == yaml.AliasNode {
-			m = m.Alias
-		}
-		if m.Kind != yaml.MappingNode {
-			return fmt.Errorf("yaml: map merge requires map or sequence of maps as the value")
-		}
-		// Merging visits the map again, empty or not: without a charge
-		// here, merges of merges of empty maps would cost nothing.
-		if w.budget--; w.budget < 0 {
-			return fmt.Errorf("yaml: document contains excessive aliasing")
-		}
-		if err := w.mapping(m, out, seen); err != nil {
+		if err := w.expand(maps[i], func(m *yaml.Node) error { return w.mergeOne(m, out, seen) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mergeOne merges one of a merge key's maps into out.
+func (w *walk) mergeOne(m *yaml.Node, out map[string]any, seen map[any]bool) error {
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("yaml: map merge requires map or sequence of maps as the value")
+	}
+	// Merging visits the map again, empty or not: without a charge here,
+	// merges of merges of empty maps would cost nothing.
+	if w.budget--; w.budget < 0 {
+		return fmt.Errorf("yaml: document contains excessive aliasing")
+	}
+	return w.mapping(m, out, seen)
+}
+
+// expand calls walk with n, or with the value n stands for if it is an
+// alias, refusing an alias met again inside its own value as goyaml.v2
+// does (decoder.alias: "anchor 'a' value contains itself").
+func (w *walk) expand(n *yaml.Node, walk func(*yaml.Node) error) error {
+	if n.Kind != yaml.AliasNode {
+		return walk(n)
+	}
+	if w.expanding[n] {
+		return fmt.Errorf("yaml: anchor '%s' value contains itself", n.Value)
+	}
+	if w.expanding == nil {
+		w.expanding = map[*yaml.Node]bool{}
+	}
+	w.expanding[n] = true
+	defer delete(w.expanding, n)
+	return walk(n.Alias)
 }
 
 // v2Form is a decoded value as goyaml.v2 would hold it, for its error
