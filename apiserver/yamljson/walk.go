@@ -21,6 +21,8 @@ type walk struct {
 	expanding map[*yaml.Node]bool
 }
 
+// value is n as goyaml.v2 would have decoded it into an interface{}, with
+// its maps keyed by strings, as sigs.k8s.io/yaml then makes them for JSON.
 func (w *walk) value(n *yaml.Node) (any, error) {
 	if w.budget--; w.budget < 0 {
 		return nil, fmt.Errorf("yaml: document contains excessive aliasing")
