@@ -10,6 +10,7 @@ import (
 	"listwatch/apiserver/crd"
 	"listwatch/apiserver/discovery"
 	"listwatch/apiserver/registry"
+	"listwatch/narrate"
 	"listwatch/store"
 )
 
@@ -49,7 +50,8 @@ func isBuiltin(gr api.GroupResource) bool {
 	return slices.ContainsFunc(registry.Builtin(), func(r *registry.Resource) bool { return r.GroupResource() == gr })
 }
 
-// startCRDs serves the definitions already stored, then follows them.
+// startCRDs serves the definitions already stored, then follows them: by
+// the time the server has started, its watch of them is open.
 func (s *Server) startCRDs(ctx context.Context) error {
 	s.crds = crd.NewController(s.store, s, s.tracer)
 	from, err := s.crds.Sync(ctx)
@@ -57,6 +59,9 @@ func (s *Server) startCRDs(ctx context.Context) error {
 		return fmt.Errorf("apiserver: listing customresourcedefinitions: %w", err)
 	}
 	ctx, s.crdsCancel = context.WithCancel(s.ctx)
+	if err := s.crds.Open(ctx, from); err != nil && s.tracer.Enabled() {
+		s.tracer.Printf(narrate.HTTP, "crd: watching definitions: %v (Run tries again)", err)
+	}
 	s.crdsRun.Go(func() { s.crds.Run(ctx, from) })
 	return nil
 }

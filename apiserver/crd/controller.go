@@ -54,9 +54,12 @@ type Controller struct {
 	// its status written for a reason other than a change meanwhile: Run
 	// lists again, after a pause.
 	retry bool
+	// opened is the watch Open opened, for Run to follow first.
+	opened store.Watcher
 }
 
-// NewController returns a controller; Sync it once, then Run it.
+// NewController returns a controller; Sync it once, Open its watch, then
+// Run it.
 func NewController(st store.Interface, host Host, tr *narrate.Tracer) *Controller {
 	return &Controller{store: st, host: host, tracer: tr, clock: clock.Real{}, served: map[string]served{}}
 }
@@ -104,6 +107,12 @@ const (
 // listed again, after growing pauses, until a Sync leaves nothing to
 // retry.
 func (c *Controller) Run(ctx context.Context, from int64) {
+	defer func() {
+		if c.opened != nil { // ctx ended before Run followed it
+			c.opened.Stop()
+			c.opened = nil
+		}
+	}()
 	pause := retryPause
 	failed := c.retry // the Sync before Run left something to retry
 	for ctx.Err() == nil {
@@ -136,11 +145,31 @@ func (c *Controller) Run(ctx context.Context, from int64) {
 	}
 }
 
+// Open opens the watch Run follows first, from the revision Sync listed
+// at, so that a server which has started is already following its
+// definitions (kube-apiserver is not ready until its definitions'
+// informer has synced: the "crd-informer-synced" post-start hook,
+// k8s.io/apiextensions-apiserver v0.37.2 pkg/apiserver/apiserver.go).
+// ctx must be the one Run is given. If it fails, Run opens it itself.
+func (c *Controller) Open(ctx context.Context, from int64) error {
+	w, err := c.store.Watch(ctx, Prefix, from)
+	if err != nil {
+		return err
+	}
+	c.opened = w
+	return nil
+}
+
 // watch follows the store from revision from until the watch ends or a
 // definition could not be served, uninstalled or marked. It returns the
 // revision to watch from next, and whether the watch could be opened.
 func (c *Controller) watch(ctx context.Context, from int64) (int64, bool) {
-	w, err := c.store.Watch(ctx, Prefix, from)
+	w := c.opened // once: a later watch is opened here
+	c.opened = nil
+	var err error
+	if w == nil {
+		w, err = c.store.Watch(ctx, Prefix, from)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			c.tracer.Printf(narrate.HTTP, "crd: watching definitions: %v", err)
