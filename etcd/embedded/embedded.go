@@ -1,20 +1,9 @@
-// Package embedded runs etcd inside the current process
-// (go.etcd.io/etcd/server/v3/embed): one member with a data directory, or
-// the members of a cluster on loopback ports. It is how listwatch runs on
-// the real thing without installing anything: the apiserver-etcd binary,
-// the examples and every test of the listwatch/etcd module use it.
-//
-// It sits under the etcd store (etcd ◄─ listwatch/etcd.Store ─► apiserver)
-// and mirrors what etcd's own integration tests and kube-apiserver's
-// storage tests do (k8s.io/apiserver/pkg/storage/etcd3/testserver): start an
-// embedded member on free loopback ports with a temporary data directory.
 package embedded
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -223,21 +212,6 @@ func ClientURLs(servers []*Server) []string {
 		out[i] = s.ClientURL()
 	}
 	return out
-}
-
-// FreeURL returns an http URL on a loopback port that was free a moment
-// ago. Another process may take it before etcd listens; on a developer's
-// machine that is rare enough for tests and examples.
-func FreeURL() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("finding a free port: %w", err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		return "", err
-	}
-	return "http://" + addr, nil
 }
 
 // NewClient returns a quiet etcd client of the given endpoints.
