@@ -56,9 +56,7 @@ func TestControllerEstablishesOnlyOnceInstalled(t *testing.T) {
 	ctx := safetyContext(t)
 
 	obj := putDefinition(t, st, widgetsSpec)
-	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
-	require.NoError(t, err)
-	defer w.Stop()
+	w := watchAfter(ctx, t, st, obj)
 	c.apply(ctx, obj)
 
 	accepted := condition{Type: condNamesAccepted, Status: "True", Reason: "NoConflicts", Message: "no conflicts found"}
@@ -87,6 +85,16 @@ func acceptedNamesOf(t *testing.T, st store.Interface) string {
 	var status map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(obj.Get("status"), &status))
 	return string(status["acceptedNames"])
+}
+
+// watchAfter watches the definitions from just after obj was written; the
+// watch stops with the test.
+func watchAfter(ctx context.Context, t *testing.T, st store.Interface, obj *api.Object) store.Watcher {
+	t.Helper()
+	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
+	require.NoError(t, err)
+	t.Cleanup(w.Stop)
+	return w
 }
 
 func mustRV(t *testing.T, obj *api.Object) int64 {
@@ -147,9 +155,7 @@ func TestControllerIgnoresItsOwnLateEvent(t *testing.T) {
 	c := NewController(st, &countingHost{}, nil)
 	ctx := safetyContext(t)
 	obj := putDefinition(t, st, widgetsSpec)
-	w, err := st.Watch(ctx, Prefix, mustRV(t, obj))
-	require.NoError(t, err)
-	defer w.Stop()
+	w := watchAfter(ctx, t, st, obj)
 	c.apply(ctx, obj)
 	late := <-w.Events() // names accepted, Established False
 	require.False(t, conditionTrue(late.Object, condEstablished))

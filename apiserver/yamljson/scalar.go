@@ -30,16 +30,11 @@ import (
 // it, so here "! 12" is the number 12.
 func scalar(n *yaml.Node) (any, error) {
 	plain := n.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
-	switch {
-	case n.Tag == "!!timestamp":
+	if n.Tag == "!!timestamp" {
 		return n.Value, nil
-	case plain && n.Tag == "!!str", n.Tag == "!!bool":
-		if b, ok := yaml11Bools[n.Value]; ok {
-			return b, nil
-		}
-		if n.Tag == "!!str" {
-			return n.Value, nil
-		}
+	}
+	if b, ok := yaml11Bools[n.Value]; ok && (n.Tag == "!!bool" || plain && n.Tag == "!!str") {
+		return b, nil
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
